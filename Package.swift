@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+// kioskd: a DRM/KMS photo kiosk daemon. See README.md for the architecture.
+import PackageDescription
+
+let package = Package(
+    name: "kioskd",
+    products: [
+        .executable(name: "kioskd", targets: ["kioskd"]),
+        .executable(name: "kioskctl", targets: ["kioskctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Pure logic: layout math, the circular playlist index, settings validation.
+        // No C, no I/O: most tests live here.
+        .target(name: "KioskCore"),
+
+        // Pixels in memory: XRGB8888 frames, resampling, the strip compositor.
+        // Pure Swift too; shared by the snapshot and (later) the DRM scan-out.
+        .target(name: "KioskRendering", dependencies: ["KioskCore"]),
+
+        // Thin C modules: one per C library, imported by exactly one Swift module each.
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CSPNG", pkgConfig: "spng",
+            providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(
+            name: "CDRM", pkgConfig: "libdrm",
+            providers: [.apt(["libdrm-dev"])]),
+
+        // Files to pixels and back: JPEG (TurboJPEG), PNG (libspng), the image folder.
+        .target(name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG"]),
+
+        // The TOML config file, mapped onto KioskCore's settings.
+        .target(name: "KioskConfigFile", dependencies: ["KioskCore", "TOMLKit"]),
+
+        // The jobs the executables run (snapshot today), kept out of main so tests call them.
+        .target(name: "KioskApp", dependencies: ["KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile"]),
+
+        .executableTarget(
+            name: "kioskd",
+            dependencies: ["KioskApp", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "kioskctl",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // Regenerates demo/images (committed); not part of the product.
+        .executableTarget(name: "make-demo-images", dependencies: ["KioskRendering", "ImageCodecs"]),
+
+        .testTarget(
+            name: "KioskCoreTests",
+            dependencies: ["KioskCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
+        .testTarget(name: "KioskAppTests", dependencies: ["KioskApp", "ImageCodecs", "KioskConfigFile"]),
+    ]
+)

@@ -1,0 +1,2 @@
+#include <xf86drm.h>
+#include <xf86drmMode.h>

@@ -1,0 +1,128 @@
+import CTurboJPEG
+import KioskCore
+import KioskRendering
+
+/// JPEG through libjpeg-turbo's TurboJPEG API (2.1: `tjDecompressHeader3`,
+/// `tjDecompress2`, `tjCompress2`). TurboJPEG reports errors through its handle
+/// and never calls `exit()`, unlike libjpeg's default error manager.
+public enum JPEGCodec {
+    /// A DCT scaling factor: the decoder produces `num/denom` of the full size
+    /// almost for free, by skipping high-frequency coefficients.
+    public struct ScalingFactor: Hashable, Sendable, CustomStringConvertible {
+        public let num: Int
+        public let denom: Int
+
+        public init(num: Int, denom: Int) {
+            self.num = num
+            self.denom = denom
+        }
+
+        /// TurboJPEG's `TJSCALED`: the scaled dimension, rounded up.
+        public func scaled(_ dimension: Int) -> Int { (dimension * num + denom - 1) / denom }
+        public func scaled(_ size: PixelSize) -> PixelSize {
+            PixelSize(width: scaled(size.width), height: scaled(size.height))
+        }
+        public var description: String { "\(num)/\(denom)" }
+    }
+
+    /// The factors this libjpeg-turbo offers (`tjGetScalingFactors`).
+    public static let scalingFactors: [ScalingFactor] = {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count), count > 0 else { return [ScalingFactor(num: 1, denom: 1)] }
+        return (0..<Int(count)).map { ScalingFactor(num: Int(factors[$0].num), denom: Int(factors[$0].denom)) }
+    }()
+
+    /// The smallest decode that is still at least `target` in both directions,
+    /// so the resampler only ever reduces from real detail. A source smaller
+    /// than the target decodes at full size (1/1). Factors above 1/1 are never
+    /// chosen: upscaling is the resampler's job.
+    public static func scalingFactor(
+        for source: PixelSize, atLeast target: PixelSize, from factors: [ScalingFactor] = scalingFactors
+    ) -> ScalingFactor {
+        let candidates = factors.filter { $0.num <= $0.denom }
+        let fitting = candidates.filter {
+            $0.scaled(source.width) >= target.width && $0.scaled(source.height) >= target.height
+        }
+        let smaller = { (a: ScalingFactor, b: ScalingFactor) in a.num * b.denom < b.num * a.denom }
+        return fitting.min(by: smaller) ?? ScalingFactor(num: 1, denom: 1)
+    }
+
+    /// The picture's size from its header (`tjDecompressHeader3`).
+    public static func size(of jpeg: [UInt8], path: String) throws(ImageFileError) -> PixelSize {
+        let handle = try Handle(decompressing: path)
+        return try handle.header(jpeg)
+    }
+
+    /// Decodes at the smallest DCT scale still at least `minimumSize`
+    /// (pass nil for the full size), straight into XRGB8888.
+    ///
+    /// Any decoder warning (a truncated file, corrupt data) fails the decode:
+    /// a half-grey picture is worse on a kiosk than skipping it.
+    public static func decode(
+        _ jpeg: [UInt8], path: String, minimumSize: PixelSize?, maximumPixels: Int
+    ) throws(ImageFileError) -> RasterImage {
+        let handle = try Handle(decompressing: path)
+        let full = try handle.header(jpeg)
+        let factor = minimumSize.map { scalingFactor(for: full, atLeast: $0) } ?? ScalingFactor(num: 1, denom: 1)
+        let size = factor.scaled(full)
+        // Refuse before allocating: a 65535x65535 header must not cost 16 GiB.
+        guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(full)) }
+        var pixels = [UInt32](repeating: 0, count: size.pixelCount)
+        let status = pixels.withUnsafeMutableBytes { out in
+            tjDecompress2(
+                handle.raw, jpeg, UInt(jpeg.count), out.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                Int32(size.width), Int32(size.width * 4), Int32(size.height), Int32(TJPF_BGRX.rawValue),
+                TJFLAG_STOPONWARNING)
+        }
+        guard status == 0 else { throw handle.error() }
+        return RasterImage(size: size, pixels: pixels)
+    }
+
+    /// Encodes XRGB8888 pixels (`tjCompress2`, 4:2:0). Used to generate the demo
+    /// pictures and test files.
+    public static func encode(_ image: RasterImage, quality: Int = 90) throws(ImageFileError) -> [UInt8] {
+        guard let raw = tjInitCompress() else { throw ImageFileError(path: "<jpeg encoder>", reason: .corrupt("tjInitCompress failed")) }
+        defer { tjDestroy(raw) }
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var length: UInt = 0
+        let status = image.pixels.withUnsafeBytes { source in
+            tjCompress2(
+                raw, source.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.width * 4),
+                Int32(image.height), Int32(TJPF_BGRX.rawValue), &output, &length, Int32(TJSAMP_420.rawValue),
+                Int32(quality), 0)
+        }
+        defer { if let output { tjFree(output) } }
+        guard status == 0, let output else {
+            throw ImageFileError(path: "<jpeg encoder>", reason: .corrupt(String(cString: tjGetErrorStr2(raw))))
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+
+    /// One TurboJPEG decompressor, destroyed with its scope.
+    private final class Handle {
+        let raw: tjhandle
+        let path: String
+
+        init(decompressing path: String) throws(ImageFileError) {
+            guard let raw = tjInitDecompress() else {
+                throw ImageFileError(path: path, reason: .corrupt("tjInitDecompress failed"))
+            }
+            self.raw = raw
+            self.path = path
+        }
+
+        deinit { tjDestroy(raw) }
+
+        func header(_ jpeg: [UInt8]) throws(ImageFileError) -> PixelSize {
+            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
+            guard tjDecompressHeader3(raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colourspace) == 0
+            else { throw error() }
+            guard width > 0, height > 0 else { throw ImageFileError(path: path, reason: .corrupt("zero-sized picture")) }
+            return PixelSize(width: Int(width), height: Int(height))
+        }
+
+        func error() -> ImageFileError {
+            ImageFileError(path: path, reason: .corrupt(String(cString: tjGetErrorStr2(raw))))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// How the strip looks, as the operator wrote it (lengths not yet resolved
+/// against a screen; ``CarouselGeometry`` does that and validates).
+public struct LayoutSettings: Hashable, Sendable {
+    /// Slot width `w`. Default 70% of the screen width: 1344 px on a 1920 px
+    /// screen, leaving room for both neighbours to peek in.
+    public var slotWidth: Length = .percent(70)
+    /// Gap `s` between slots. Default 2% of the screen width (38 px at 1920).
+    public var spacing: Length = .percent(2)
+    /// Slot height `h`; nil means the full screen height.
+    public var slotHeight: Length? = nil
+    /// What shows around and between the pictures.
+    public var background: RGBColor = .black
+
+    public init() {}
+}
+
+/// A value from the config file or the command line, before it is checked.
+public enum SettingValue: Hashable, Sendable {
+    case string(String)
+    case integer(Int)
+    case float(Double)
+    case boolean(Bool)
+
+    var written: String {
+        switch self {
+        case .string(let s): return s
+        case .integer(let i): return "\(i)"
+        case .float(let f): return "\(f)"
+        case .boolean(let b): return "\(b)"
+        }
+    }
+}
+
+/// Everything the operator can set, with the defaults a kiosk starts from.
+///
+/// Settings are layered: defaults, then the config file, then command-line
+/// flags, each through ``set(_:to:)`` so both are checked the same way and
+/// errors name the setting as the config file spells it.
+public struct KioskSettings: Hashable, Sendable {
+    /// The folder of pictures. No default: the operator must say where.
+    public var images: String? = nil
+    public var layout = LayoutSettings()
+
+    public init() {}
+
+    /// The settings a config file may contain.
+    public static let names = ["images", "image_width", "spacing", "slot_height", "background"]
+
+    public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
+        switch name {
+        case "images":
+            guard case .string(let path) = value, !path.isEmpty else {
+                throw SettingError(setting: name, value: value.written, reason: "expected the path of a folder")
+            }
+            images = path
+        case "image_width":
+            layout.slotWidth = try Self.length(name, value)
+        case "spacing":
+            layout.spacing = try Self.length(name, value)
+        case "slot_height":
+            layout.slotHeight = try Self.length(name, value)
+        case "background":
+            guard case .string(let text) = value, let colour = RGBColor(hex: text) else {
+                throw SettingError(
+                    setting: name, value: value.written, reason: "expected a colour as RRGGBB, e.g. \"101010\"")
+            }
+            layout.background = colour
+        default:
+            throw SettingError(
+                setting: name, value: value.written,
+                reason: "unknown setting; known settings are \(Self.names.joined(separator: ", "))")
+        }
+    }
+
+    private static func length(_ name: String, _ value: SettingValue) throws(SettingError) -> Length {
+        switch value {
+        case .integer(let pixels):
+            return .pixels(pixels)
+        case .string(let text):
+            if let length = Length(parsing: text) { return length }
+        default:
+            break
+        }
+        throw SettingError(
+            setting: name, value: value.written,
+            reason: "expected whole pixels like 1344 or a percentage of the screen like \"70%\"")
+    }
+}

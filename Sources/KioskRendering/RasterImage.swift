@@ -1,0 +1,66 @@
+import KioskCore
+
+/// A picture in memory: XRGB8888 pixels (`0x00RRGGBB`), row after row with no
+/// padding. This is the display's own pixel format, so pictures are copied to
+/// the screen row by row without conversion.
+public struct RasterImage: Sendable, Equatable {
+    public let size: PixelSize
+    public var pixels: [UInt32]
+
+    public init(size: PixelSize, pixels: [UInt32]) {
+        precondition(pixels.count == size.pixelCount, "pixel count does not match \(size)")
+        self.size = size
+        self.pixels = pixels
+    }
+
+    public init(size: PixelSize, filledWith colour: RGBColor) {
+        self.init(size: size, pixels: Array(repeating: colour.xrgb, count: size.pixelCount))
+    }
+
+    public var width: Int { size.width }
+    public var height: Int { size.height }
+
+    public subscript(x: Int, y: Int) -> UInt32 {
+        get { pixels[y * size.width + x] }
+        set { pixels[y * size.width + x] = newValue }
+    }
+
+    /// Fills a rectangle, clipped to the image.
+    public mutating func fill(x: Int, y: Int, width: Int, height: Int, with colour: RGBColor) {
+        let x0 = max(0, x), x1 = min(size.width, x + width)
+        let y0 = max(0, y), y1 = min(size.height, y + height)
+        guard x0 < x1 else { return }
+        for row in max(0, y0)..<max(y0, y1) {
+            let start = row * size.width
+            pixels.replaceSubrange((start + x0)..<(start + x1), with: repeatElement(colour.xrgb, count: x1 - x0))
+        }
+    }
+
+    /// Lends the pixels as a ``PixelSurface`` to draw into.
+    public mutating func withSurface<R>(_ body: (PixelSurface) throws -> R) rethrows -> R {
+        let size = self.size
+        return try pixels.withUnsafeMutableBytes { bytes in
+            try body(PixelSurface(base: bytes.baseAddress!, size: size, bytesPerRow: size.width * 4))
+        }
+    }
+}
+
+/// Memory the compositor draws into: XRGB8888 rows `bytesPerRow` apart.
+/// A frame in an array (snapshots) and a mapped DRM dumb buffer (whose pitch
+/// may be wider than the picture) look the same through it.
+public struct PixelSurface {
+    public let base: UnsafeMutableRawPointer
+    public let size: PixelSize
+    public let bytesPerRow: Int
+
+    public init(base: UnsafeMutableRawPointer, size: PixelSize, bytesPerRow: Int) {
+        precondition(bytesPerRow >= size.width * 4)
+        self.base = base
+        self.size = size
+        self.bytesPerRow = bytesPerRow
+    }
+
+    func row(_ y: Int) -> UnsafeMutablePointer<UInt32> {
+        (base + y * bytesPerRow).assumingMemoryBound(to: UInt32.self)
+    }
+}

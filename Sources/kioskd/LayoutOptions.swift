@@ -1,0 +1,34 @@
+import ArgumentParser
+import KioskApp
+import KioskCore
+
+/// The options every command that draws the strip shares. Each one overrides
+/// the setting of the same name (with `_` for `-`) in the config file.
+struct LayoutOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Folder of pictures (.jpg, .jpeg, .png), played in file-name order.", valueName: "dir"))
+    var images: String?
+
+    @Option(help: ArgumentHelp("Slot width: pixels (1344) or a percentage of the screen width (70%). Default 70%.", valueName: "x"))
+    var imageWidth: String?
+
+    @Option(help: ArgumentHelp("Gap between slots: pixels (40) or a percentage of the screen width (2%). Default 2%.", valueName: "y"))
+    var spacing: String?
+
+    @Option(help: ArgumentHelp("Slot height: pixels or a percentage of the screen height. Default: the full height.", valueName: "h"))
+    var slotHeight: String?
+
+    @Option(help: ArgumentHelp("Background colour as RRGGBB. Default 000000.", valueName: "rrggbb"))
+    var background: String?
+
+    @Option(help: ArgumentHelp("A TOML config file; flags override its settings.", valueName: "file"))
+    var config: String?
+
+    /// The defaults, then the config file, then these flags.
+    func settings() throws -> KioskSettings {
+        let flags: [(String, String?)] = [
+            ("images", images), ("image_width", imageWidth), ("spacing", spacing),
+            ("slot_height", slotHeight), ("background", background),
+        ]
+        return try loadSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import ImageCodecs
+import KioskApp
+import KioskCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render one frame of the show to a PNG and exit.",
+        discussion: "The PNG holds exactly the pixels the display would scan out for the same state.")
+
+    @OptionGroup var layout: LayoutOptions
+
+    @Option(help: ArgumentHelp("Screen size, e.g. 1920x1080.", valueName: "wxh"))
+    var size: String
+
+    @Option(help: ArgumentHelp("Where to write the PNG.", valueName: "file.png"))
+    var out: String
+
+    @Option(help: "The picture in the centre (0 is the first file; any integer, it wraps).")
+    var index: Int = 0
+
+    @Option(help: ArgumentHelp("Strip position in pictures, e.g. 2.5 for halfway from 2 to 3. Default: --index.", valueName: "p"))
+    var position: Double?
+
+    func validate() throws {
+        guard PixelSize(parsing: size) != nil else {
+            throw ValidationError("--size must be WIDTHxHEIGHT with both above zero, e.g. 1920x1080 (got \"\(size)\")")
+        }
+        if let position, !position.isFinite {
+            throw ValidationError("--position must be a finite number (got \(position))")
+        }
+    }
+
+    func run() throws {
+        let job: SnapshotJob
+        let result: SnapshotJob.Result
+        do {
+            job = SnapshotJob(settings: try layout.settings(), screen: PixelSize(parsing: size)!,
+                              position: position ?? Double(index))
+            result = try job.run()
+        } catch {
+            fail("\(error)")
+        }
+        for line in result.log { log(line) }
+        do {
+            try writeWholeFile(out, bytes: try PNGCodec.encode(result.frame))
+        } catch {
+            fail("cannot write the snapshot: \(error)")
+        }
+        print("wrote \(out): \(job.screen) at position \(job.position), \(result.playlist.count) picture(s) in the playlist")
+    }
+}
+

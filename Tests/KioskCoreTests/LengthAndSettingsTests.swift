@@ -1,0 +1,94 @@
+import KioskCore
+import Testing
+
+@Suite struct LengthTests {
+    @Test(arguments: [
+        ("70%", Length.percent(70)), ("1344", .pixels(1344)), ("1344px", .pixels(1344)),
+        ("33.5%", .percent(33.5)), (" 40 ", .pixels(40)), ("-5", .pixels(-5)), ("0%", .percent(0)),
+    ])
+    func parsesPixelsAndPercentages(text: String, expected: Length) {
+        #expect(Length(parsing: text) == expected)
+    }
+
+    @Test(arguments: ["abc", "%", "12.5", "", "70 %x", "1e3%x", "nan%"])
+    func rejectsAnythingElse(text: String) {
+        #expect(Length(parsing: text) == nil)
+    }
+
+    @Test func percentagesRoundToTheNearestPixelWithHalvesUp() {
+        #expect(Length.percent(70).resolved(against: 1920) == 1344)
+        #expect(Length.percent(2).resolved(against: 1920) == 38)      // 38.4
+        #expect(Length.percent(50).resolved(against: 1921) == 961)    // 960.5
+        #expect(Length.percent(2.5).resolved(against: 1000) == 25)
+        #expect(Length.pixels(40).resolved(against: 1920) == 40)
+    }
+
+    @Test func halfUpRoundingCommutesWithWholeShifts() {
+        #expect((-2.5).roundedHalfUp() == -2)
+        #expect((2.5).roundedHalfUp() == 3)
+        #expect((-57.5).roundedHalfUp() + 1382 == (1324.5).roundedHalfUp())
+    }
+}
+
+@Suite struct SettingsTests {
+    @Test func defaultsAreSeventyPercentSlotsTwoPercentGapsOnBlack() {
+        let settings = KioskSettings()
+        #expect(settings.layout.slotWidth == .percent(70))
+        #expect(settings.layout.spacing == .percent(2))
+        #expect(settings.layout.slotHeight == nil)
+        #expect(settings.layout.background == .black)
+        #expect(settings.images == nil)
+    }
+
+    @Test func acceptsStringsAndIntegersForLengths() throws {
+        var settings = KioskSettings()
+        try settings.set("image_width", to: .string("60%"))
+        try settings.set("spacing", to: .integer(24))
+        try settings.set("slot_height", to: .string("900"))
+        try settings.set("background", to: .string("#10a0Ff"))
+        try settings.set("images", to: .string("/srv/photos"))
+        #expect(settings.layout.slotWidth == .percent(60))
+        #expect(settings.layout.spacing == .pixels(24))
+        #expect(settings.layout.slotHeight == .pixels(900))
+        #expect(settings.layout.background == RGBColor(red: 0x10, green: 0xA0, blue: 0xFF))
+        #expect(settings.images == "/srv/photos")
+    }
+
+    @Test func badValuesNameTheSettingAndTheValue() {
+        var settings = KioskSettings()
+        let error = #expect(throws: SettingError.self) { try settings.set("spacing", to: .string("wide")) }
+        #expect(error?.setting == "spacing")
+        #expect(error?.description.contains("\"wide\"") == true)
+        #expect(error?.description.contains("70%") == true)   // shows what is expected
+        #expect(throws: SettingError.self) { try settings.set("background", to: .string("red")) }
+        #expect(throws: SettingError.self) { try settings.set("background", to: .integer(0xFF0000)) }
+        #expect(throws: SettingError.self) { try settings.set("image_width", to: .boolean(true)) }
+        #expect(throws: SettingError.self) { try settings.set("images", to: .string("")) }
+        #expect(settings == KioskSettings(), "a rejected value must leave the settings as they were")
+    }
+
+    @Test func unknownSettingsListTheKnownOnes() {
+        var settings = KioskSettings()
+        let error = #expect(throws: SettingError.self) { try settings.set("iamge_width", to: .integer(3)) }
+        #expect(error?.setting == "iamge_width")
+        #expect(error?.reason.contains("image_width") == true)
+    }
+
+    @Test func coloursParseWithOrWithoutHash() {
+        #expect(RGBColor(hex: "E02828")?.xrgb == 0xE02828)
+        #expect(RGBColor(hex: "#e02828")?.xrgb == 0xE02828)
+        #expect(RGBColor(hex: "E0282") == nil)
+        #expect(RGBColor(hex: "G02828") == nil)
+        #expect(RGBColor(hex: "+02828") == nil)
+        #expect(RGBColor(xrgb: 0x0A0B0C).description == "0A0B0C")
+    }
+
+    @Test func screenSizesParse() {
+        #expect(PixelSize(parsing: "1920x1080") == PixelSize(width: 1920, height: 1080))
+        #expect(PixelSize(parsing: "1280X800") == PixelSize(width: 1280, height: 800))
+        #expect(PixelSize(parsing: "0x800") == nil)
+        #expect(PixelSize(parsing: "1920") == nil)
+        #expect(PixelSize(parsing: "1920x1080x2") == nil)
+        #expect(PixelSize(parsing: "-1920x1080") == nil)
+    }
+}
