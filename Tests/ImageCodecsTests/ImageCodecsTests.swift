@@ -1,0 +1,176 @@
+import Foundation
+import ImageCodecs
+import KioskCore
+import KioskRendering
+import Testing
+
+/// A fresh folder under the system's temporary directory, removed afterwards.
+final class ScratchFolder {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "kioskd-codecs-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let file = path + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+}
+
+func solid(_ width: Int, _ height: Int, _ xrgb: UInt32) -> RasterImage {
+    RasterImage(size: PixelSize(width: width, height: height), filledWith: RGBColor(xrgb: xrgb))
+}
+
+/// JPEG is lossy: flat colours come back within a few levels.
+func close(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
+    let x = RGBColor(xrgb: a), y = RGBColor(xrgb: b)
+    return abs(Int(x.red) - Int(y.red)) <= tolerance && abs(Int(x.green) - Int(y.green)) <= tolerance
+        && abs(Int(x.blue) - Int(y.blue)) <= tolerance
+}
+
+@Suite struct JPEGTests {
+    let factors = JPEGCodec.scalingFactors
+
+    @Test func libjpegTurboOffersEighthsDownToOneEighth() {
+        #expect(factors.contains(JPEGCodec.ScalingFactor(num: 1, denom: 8)))
+        #expect(factors.contains(JPEGCodec.ScalingFactor(num: 1, denom: 1)))
+    }
+
+    @Test func choosesTheSmallestDecodeStillAtLeastTheSlot() {
+        let camera = PixelSize(width: 6000, height: 4000)   // 24 Mpx
+        // Fitted into a 1344x1080 slot: 1344x896. 1/4 gives 1500x1000; 1/8 (750x500) is too small.
+        #expect(JPEGCodec.scalingFactor(for: camera, atLeast: PixelSize(width: 1344, height: 896))
+                == JPEGCodec.ScalingFactor(num: 1, denom: 4))
+        // 3/8 of 4000x3000 is 1500x1125, enough for 1344x1008; 1/4 (1000x750) is not.
+        #expect(JPEGCodec.scalingFactor(for: PixelSize(width: 4000, height: 3000), atLeast: PixelSize(width: 1344, height: 1008))
+                == JPEGCodec.ScalingFactor(num: 3, denom: 8))
+        #expect(JPEGCodec.scalingFactor(for: PixelSize(width: 1344, height: 1008), atLeast: PixelSize(width: 1344, height: 1008))
+                == JPEGCodec.ScalingFactor(num: 1, denom: 1))
+        // Smaller than the slot: full size, never an upscaling DCT factor.
+        #expect(JPEGCodec.scalingFactor(for: PixelSize(width: 100, height: 80), atLeast: PixelSize(width: 1344, height: 1075))
+                == JPEGCodec.ScalingFactor(num: 1, denom: 1))
+    }
+
+    @Test func decodesAtTheChosenScaleInDisplayPixelOrder() throws {
+        let jpeg = try JPEGCodec.encode(solid(1600, 1200, 0xE02828))
+        #expect(try JPEGCodec.size(of: jpeg, path: "x.jpg") == PixelSize(width: 1600, height: 1200))
+        let decoded = try JPEGCodec.decode(jpeg, path: "x.jpg", minimumSize: PixelSize(width: 400, height: 300), maximumPixels: 1 << 26)
+        #expect(decoded.size == PixelSize(width: 400, height: 300))
+        #expect(decoded.pixels.allSatisfy { close($0, 0xE02828) })
+    }
+
+    @Test func refusesHugePicturesBeforeAllocating() throws {
+        let jpeg = try JPEGCodec.encode(solid(64, 64, 0x808080))
+        let error = #expect(throws: ImageFileError.self) {
+            try JPEGCodec.decode(jpeg, path: "big.jpg", minimumSize: nil, maximumPixels: 64 * 63)
+        }
+        #expect(error?.reason == .tooLarge(PixelSize(width: 64, height: 64)))
+    }
+}
+
+@Suite struct PNGTests {
+    @Test func roundTripsExactly() throws {
+        var image = solid(31, 17, 0x102030)
+        image[5, 6] = 0xFFEEDD
+        let png = try PNGCodec.encode(image)
+        #expect(try PNGCodec.size(of: png, path: "a.png") == image.size)
+        #expect(try PNGCodec.decode(png, path: "a.png", background: .black, maximumPixels: 1 << 20) == image)
+    }
+
+    @Test func refusesHugePicturesBeforeAllocating() throws {
+        let png = try PNGCodec.encode(solid(100, 100, 0))
+        let error = #expect(throws: ImageFileError.self) {
+            try PNGCodec.decode(png, path: "big.png", background: .black, maximumPixels: 9_999)
+        }
+        #expect(error?.reason == .tooLarge(PixelSize(width: 100, height: 100)))
+    }
+}
+
+@Suite struct PictureLoaderTests {
+    let loader = PictureLoader(background: .black)
+    let slot = PixelSize(width: 1344, height: 1080)
+
+    @Test func loadsJPEGFittedToTheSlot() throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("a.jpg", JPEGCodec.encode(solid(4000, 3000, 0x2828E0)))
+        let picture = try loader.load(path, fittedTo: slot)
+        #expect(picture.size == PixelSize(width: 1344, height: 1008))
+        #expect(close(picture[0, 0], 0x2828E0) && close(picture[1343, 1007], 0x2828E0))
+    }
+
+    @Test func recognisesFilesByContentNotName() throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("really-a-png.jpg", PNGCodec.encode(solid(20, 10, 0x00FF00)))
+        #expect(try loader.load(path, fittedTo: slot) == solid(1344, 672, 0x00FF00))
+    }
+
+    @Test func anEmptyFileIsReportedAsEmpty() throws {
+        let folder = try ScratchFolder()
+        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("empty.jpg", []), fittedTo: slot) }
+        #expect(error?.reason == .empty)
+        #expect(error?.description.hasSuffix("empty.jpg: the file is empty") == true)
+    }
+
+    @Test func randomBytesAreNotAPicture() throws {
+        let folder = try ScratchFolder()
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<4096).map { _ in UInt8.random(in: 1...255, using: &generator) }
+        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("noise.jpg", noise), fittedTo: slot) }
+        #expect(error?.reason == .notAnImage)
+    }
+
+    @Test func aTruncatedJPEGIsRefusedWithTheDecodersReason() throws {
+        let folder = try ScratchFolder()
+        let whole = try JPEGCodec.encode(solid(640, 480, 0xE02828))
+        let path = try folder.write("half-copied.jpg", Array(whole.prefix(whole.count / 2)))
+        let error = #expect(throws: ImageFileError.self) { try loader.load(path, fittedTo: slot) }
+        guard case .corrupt(let message)? = error?.reason else {
+            Issue.record("expected a decoder error, got \(String(describing: error))")
+            return
+        }
+        #expect(!message.isEmpty)
+        #expect(error?.description.contains("half-copied.jpg: cannot decode:") == true)
+    }
+
+    @Test func aJPEGCutInsideItsHeaderIsRefused() throws {
+        let folder = try ScratchFolder()
+        let whole = try JPEGCodec.encode(solid(64, 64, 0xE02828))
+        let error = #expect(throws: ImageFileError.self) {
+            try loader.load(folder.write("stub.jpg", Array(whole.prefix(40))), fittedTo: slot)
+        }
+        #expect(error != nil)
+    }
+
+    @Test func aMissingFileNamesTheCallAndErrno() throws {
+        let error = #expect(throws: ImageFileError.self) { try loader.load("/nonexistent/kioskd/x.jpg", fittedTo: slot) }
+        #expect(error?.reason == .system(call: "open", errno: ENOENT))
+        #expect(error?.description.contains("No such file or directory") == true)
+    }
+}
+
+@Suite struct ImageFolderTests {
+    @Test func listsPicturesInByteOrderAndExplainsTheRest() throws {
+        let folder = try ScratchFolder()
+        for name in ["b.jpg", "B.JPG", "10.jpeg", "9.png", "a.Jpeg", "notes.txt", ".DS_Store", "README"] {
+            try folder.write(name, [1])
+        }
+        try FileManager.default.createDirectory(atPath: folder.path + "/old", withIntermediateDirectories: false)
+        let listing = try ImageFolder(listing: folder.path)
+        #expect(listing.pictures.map { ($0 as NSString).lastPathComponent } == ["10.jpeg", "9.png", "B.JPG", "a.Jpeg", "b.jpg"])
+        #expect(listing.ignored.count == 3)
+        #expect(listing.ignored.contains { $0.hasSuffix("/notes.txt: not a .jpg, .jpeg or .png file") })
+        #expect(listing.ignored.contains { $0.hasSuffix("/README: not a .jpg, .jpeg or .png file") })
+        #expect(listing.ignored.contains { $0.hasSuffix("/old: subfolders are not searched") })
+    }
+
+    @Test func aMissingFolderIsAClearError() {
+        let error = #expect(throws: ImageFileError.self) { try ImageFolder(listing: "/nonexistent/kioskd-photos") }
+        #expect(error?.reason == .system(call: "opendir", errno: ENOENT))
+    }
+}

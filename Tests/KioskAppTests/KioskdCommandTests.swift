@@ -1,0 +1,61 @@
+import Foundation
+import ImageCodecs
+import KioskCore
+import Testing
+
+/// Runs the built `kioskd` (it sits beside the test bundle in the build folder).
+func kioskd(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        .deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = buildFolder.appendingPathComponent("kioskd")
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../demo/images").standardized.path
+
+@Suite struct KioskdCommandTests {
+    @Test func snapshotOfTheDemoWritesAPNGOfTheScreenSize() throws {
+        let out = NSTemporaryDirectory() + "kioskd-cli-" + UUID().uuidString + ".png"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1280x800", "--out", out, "--index", "9"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("wrote \(out): 1280x800 at position 9.0, 8 picture(s)"))
+        let png = try readWholeFile(out, limit: 1 << 24)
+        #expect(try PNGCodec.size(of: png, path: out) == PixelSize(width: 1280, height: 800))
+        // --index 9 wraps to the second card (orange, EF6C00) in the centre.
+        let frame = try PNGCodec.decode(png, path: out, background: .black, maximumPixels: 1 << 22)
+        let centre = RGBColor(xrgb: frame[300, 400])   // inside the card, clear of its numeral
+        #expect(abs(Int(centre.red) - 0xEF) <= 6 && abs(Int(centre.green) - 0x6C) <= 6 && centre.blue <= 6)
+    }
+
+    @Test func anInvalidSlotWidthExitsOneNamingTheSetting() throws {
+        let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1920x1080", "--out", "/tmp/never.png",
+                              "--image-width", "2000"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "kioskd: invalid image_width \"2000\": the slot is wider than the 1920 px screen\n")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.png"))
+    }
+
+    @Test func aBadSizeIsAUsageError() throws {
+        let run = try kioskd(["snapshot", "--images", demoImages, "--size", "big", "--out", "/tmp/never.png"])
+        #expect(run.status == 64)   // EX_USAGE, as swift-argument-parser reports validation errors
+        #expect(run.stderr.contains("--size must be WIDTHxHEIGHT"))
+    }
+
+    @Test func anUnwritableOutputIsAClearError() throws {
+        let run = try kioskd(["snapshot", "--images", demoImages, "--size", "64x48", "--out", "/nonexistent/dir/x.png"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot write the snapshot"))
+        #expect(run.stderr.contains("No such file or directory"))
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ImageCodecs
+import KioskApp
+import KioskCore
+import KioskRendering
+import Testing
+
+/// A folder of pictures for one test, removed afterwards.
+final class PictureFolder {
+    let path: String
+
+    init(_ pictures: [(name: String, bytes: [UInt8])]) throws {
+        path = NSTemporaryDirectory() + "kioskd-app-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for picture in pictures {
+            try Data(picture.bytes).write(to: URL(fileURLWithPath: path + "/" + picture.name))
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+let red: UInt32 = 0xE02828, green: UInt32 = 0x28E028, blue: UInt32 = 0x2828E0, yellow: UInt32 = 0xE0E028
+let background = RGBColor(xrgb: 0x202020)
+
+/// A lossless flat picture; 4:3 so it fits a 1344x1080 slot as 1344x1008.
+func flatPNG(_ xrgb: UInt32) throws -> [UInt8] {
+    try PNGCodec.encode(RasterImage(size: PixelSize(width: 400, height: 300), filledWith: RGBColor(xrgb: xrgb)))
+}
+
+func job(_ folder: PictureFolder, at position: Double, configure: (inout KioskSettings) -> Void = { _ in }) -> SnapshotJob {
+    var settings = KioskSettings()
+    settings.images = folder.path
+    settings.layout.background = background
+    configure(&settings)
+    return SnapshotJob(settings: settings, screen: PixelSize(width: 1920, height: 1080), position: position)
+}
+
+/// Asserts that the colour changes from `before` to `after` between x - 1 and
+/// x on row y: the edge is exactly where the geometry puts it.
+func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to after: UInt32,
+                sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(frame[x - 2, y] == before, "x=\(x - 2)", sourceLocation: sourceLocation)
+    #expect(frame[x - 1, y] == before, "x=\(x - 1)", sourceLocation: sourceLocation)
+    #expect(frame[x, y] == after, "x=\(x)", sourceLocation: sourceLocation)
+    #expect(frame[x + 1, y] == after, "x=\(x + 1)", sourceLocation: sourceLocation)
+}
+
+@Suite struct SnapshotJobTests {
+    @Test func theCentredPictureAndBothNeighboursPeekIn() throws {
+        let folder = try PictureFolder([("a.png", flatPNG(red)), ("b.png", flatPNG(green)), ("c.png", flatPNG(blue))])
+        let result = try job(folder, at: 0).run()
+        let frame = result.frame
+        #expect(result.log.isEmpty)
+        // Slots at -1094, 288, 1670 (1344 wide); pictures 1344x1008, rows 36..<1044.
+        let y = 540
+        #expect(frame[0, y] == blue)                                       // c.png wraps round to the left
+        expectEdge(frame, x: 250, y: y, from: blue, to: background.xrgb)  // left neighbour ends
+        expectEdge(frame, x: 288, y: y, from: background.xrgb, to: red)   // centred picture starts
+        expectEdge(frame, x: 1632, y: y, from: red, to: background.xrgb)  // and ends
+        expectEdge(frame, x: 1670, y: y, from: background.xrgb, to: green) // right neighbour starts
+        #expect(frame[1919, y] == green)
+        // Vertically centred: 36 px of background above and below.
+        #expect(frame[960, 35] == background.xrgb && frame[960, 36] == red)
+        #expect(frame[960, 1043] == red && frame[960, 1044] == background.xrgb)
+    }
+
+    @Test func theWrittenPNGHoldsExactlyTheFrame() throws {
+        let folder = try PictureFolder([("a.png", flatPNG(red)), ("b.png", flatPNG(green))])
+        let frame = try job(folder, at: 0.3).run().frame
+        let png = try PNGCodec.encode(frame)
+        #expect(try PNGCodec.decode(png, path: "snapshot.png", background: .black, maximumPixels: 1 << 22) == frame)
+    }
+
+    @Test func positionJustBeforeTheFirstShowsTheLastOnTheLeft() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.png", flatPNG(green)),
+                                        ("3.png", flatPNG(blue)), ("4.png", flatPNG(yellow))])
+        let frame = try job(folder, at: -0.25).run().frame
+        // Slot -1 (item 3, yellow) at 288 - 0.75 * 1382 = -748.5 -> -748; ends at 596.
+        expectEdge(frame, x: 596, y: 540, from: yellow, to: background.xrgb)
+        // Slot 0 (item 0, red) at 288 + 345.5 -> 634.
+        expectEdge(frame, x: 634, y: 540, from: background.xrgb, to: red)
+    }
+
+    @Test func theLastPictureHasTheFirstOnItsRight() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.png", flatPNG(green)), ("3.png", flatPNG(blue))])
+        let frame = try job(folder, at: 2).run().frame
+        #expect(frame[960, 540] == blue)
+        expectEdge(frame, x: 1670, y: 540, from: background.xrgb, to: red)
+        #expect(frame[100, 540] == green)
+    }
+
+    @Test func aSinglePictureIsItsOwnNeighbour() throws {
+        let folder = try PictureFolder([("only.png", flatPNG(red))])
+        let frame = try job(folder, at: 0).run().frame
+        #expect(frame[100, 540] == red && frame[960, 540] == red && frame[1800, 540] == red)
+        #expect(frame[270, 540] == background.xrgb)
+    }
+
+    @Test func twoPicturesAlternate() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.png", flatPNG(green))])
+        let frame = try job(folder, at: 0).run().frame
+        #expect(frame[100, 540] == green && frame[960, 540] == red && frame[1800, 540] == green)
+    }
+
+    @Test func anUnreadableFileIsSkippedWithOneLineAndTheShowGoesOn() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.jpg", Array("not a picture".utf8)),
+                                        ("3.png", flatPNG(blue)), ("4.jpg", [])])
+        let result = try job(folder, at: 0).run()
+        #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "3.png"])
+        #expect(result.log.count == 2)
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG or PNG file") })
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/4.jpg: the file is empty") })
+        // Red in the centre, blue on both sides: the broken files are simply not there.
+        #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
+    }
+
+    @Test func anEmptyFolderShowsTheBackgroundAndSaysSo() throws {
+        let folder = try PictureFolder([("notes.txt", Array("hello".utf8))])
+        let result = try job(folder, at: 0).run()
+        #expect(Set(result.frame.pixels) == [background.xrgb])
+        #expect(result.log.count == 2)
+        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg or .png file") })
+        #expect(result.log.contains { $0.hasPrefix("no pictures to show in ") })
+    }
+
+    @Test func aFolderOfOnlyBrokenFilesShowsTheBackground() throws {
+        let folder = try PictureFolder([("a.jpg", [0xFF, 0xD8, 0xFF, 0xE0]), ("b.png", [0x89, 0x50])])
+        let result = try job(folder, at: 5).run()
+        #expect(result.playlist.isEmpty)
+        #expect(Set(result.frame.pixels) == [background.xrgb])
+        #expect(result.log.filter { $0.hasPrefix("skipping ") }.count == 2)
+    }
+
+    @Test func aLayoutWithNoRoomForNeighboursIsLoggedNotRefused() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.png", flatPNG(green))])
+        let result = try job(folder, at: 0) { $0.layout.slotWidth = .pixels(1800); $0.layout.spacing = .pixels(60) }.run()
+        #expect(result.log == ["image_width 1800 px and spacing 60 px leave no room for the neighbours on a 1920 px screen: only the centred picture shows at rest"])
+        #expect(result.frame[960, 540] == red && result.frame[30, 540] == background.xrgb)
+    }
+
+    @Test func invalidGeometryAndMissingFoldersAreClearErrors() throws {
+        let folder = try PictureFolder([])
+        let wide = #expect(throws: SnapshotJob.Failure.self) { try job(folder, at: 0) { $0.layout.slotWidth = .pixels(2000) }.run() }
+        #expect(wide?.description == "invalid image_width \"2000\": the slot is wider than the 1920 px screen")
+        let missing = #expect(throws: SnapshotJob.Failure.self) { try job(folder, at: 0) { $0.images = folder.path + "/nope" }.run() }
+        #expect(missing?.description.contains("opendir failed: No such file or directory") == true)
+        let none = #expect(throws: SnapshotJob.Failure.self) { try job(folder, at: 0) { $0.images = nil }.run() }
+        #expect(none?.description.contains("--images") == true)
+    }
+}
