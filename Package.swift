@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(
             name: "CSPNG", pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
@@ -36,11 +37,16 @@ let package = Package(
         // Files to pixels and back: JPEG (TurboJPEG), PNG (libspng), the image folder.
         .target(name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG"]),
 
+        // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
+        .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "CDRM"]),
+
         // The TOML config file, mapped onto KioskCore's settings.
         .target(name: "KioskConfigFile", dependencies: ["KioskCore", "TOMLKit"]),
 
         // The jobs the executables run (snapshot today), kept out of main so tests call them.
-        .target(name: "KioskApp", dependencies: ["KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile"]),
+        .target(
+            name: "KioskApp",
+            dependencies: ["KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "CLinux"]),
 
         .executableTarget(
             name: "kioskd",

@@ -3,9 +3,11 @@ import KioskCore
 import KioskRendering
 
 /// One frame of the show, rendered offscreen: what `kioskd snapshot` writes
-/// and what the display will scan out for the same state.
+/// and what the display scans out for the same state (including rotation:
+/// the PNG is the panel's own pixels).
 public struct SnapshotJob: Sendable {
     public var settings: KioskSettings
+    /// The panel's size as scanned out (before rotation).
     public var screen: PixelSize
     /// The strip position `p`, in images (slot `p` is centred when whole).
     public var position: Double
@@ -25,67 +27,59 @@ public struct SnapshotJob: Sendable {
         public let playlist: [String]
     }
 
-    public enum Failure: Error, CustomStringConvertible {
-        case noImageFolder
-        case setting(SettingError)
-        case folder(ImageFileError)
-
-        public var description: String {
-            switch self {
-            case .noImageFolder: return "no picture folder: pass --images DIR or set images in the config file"
-            case .setting(let error): return error.description
-            case .folder(let error): return "cannot read the picture folder \(error)"
-            }
-        }
-    }
-
-    public func run() throws(Failure) -> Result {
+    public func run() throws(ShowSetupError) -> Result {
         guard position.isFinite else {
             throw .setting(SettingError(setting: "position", value: "\(position)", reason: "must be a finite number"))
         }
-        let geometry: CarouselGeometry
-        do { geometry = try CarouselGeometry(screen: screen, settings: settings.layout) } catch { throw .setting(error) }
-        guard let images = settings.images else { throw .noImageFolder }
-        let folder: ImageFolder
-        do { folder = try ImageFolder(listing: images) } catch { throw .folder(error) }
-
-        var log = folder.ignored
-        if geometry.neighboursHiddenAtRest {
-            log.append(
-                "image_width \(geometry.slotWidth) px and spacing \(geometry.spacing) px leave no room for the "
-                    + "neighbours on a \(screen.width) px screen: only the centred picture shows at rest")
-        }
-        let loader = PictureLoader(background: settings.layout.background)
-        var playlist = folder.pictures
-        var pictures: [String: RasterImage] = [:]
-        // Decode what is visible. A file that fails is dropped from the
-        // playlist (as if it were not there), which can bring another file
-        // into view, so repeat; each round drops at least one file.
-        while true {
-            let index = CircularIndex(count: playlist.count)
-            let visible = Set(geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index) })
-            var failed: Set<Int> = []
-            for item in visible.sorted() where pictures[playlist[item]] == nil {
-                do {
-                    pictures[playlist[item]] = try loader.load(playlist[item], fittedTo: geometry.slotSize)
-                } catch {
-                    log.append("skipping \(error)")
-                    failed.insert(item)
-                }
-            }
-            if failed.isEmpty { break }
-            playlist = playlist.enumerated().filter { !failed.contains($0.offset) }.map(\.element)
-        }
-        if playlist.isEmpty {
-            log.append("no pictures to show in \(images) (looking for .jpg, .jpeg and .png files): showing the background only")
-        }
+        let layout = try ShowLayout(settings: settings, screen: screen)
+        var pictures = try ShowPictures(settings: settings)
+        pictures.loadVisible(layout.geometry, at: position)
+        var log = pictures.log + layout.notes
+        if pictures.playlist.isEmpty { log.append(ShowPictures.emptyNote(settings)) }
 
         var frame = RasterImage(size: screen, filledWith: settings.layout.background)
-        let compositor = StripCompositor(geometry: geometry, background: settings.layout.background)
-        let index = CircularIndex(count: playlist.count)
+        var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         frame.withSurface { surface in
-            compositor.compose(into: surface, position: position, playlist: index) { pictures[playlist[$0]] }
+            layout.renderer.draw(into: surface, position: position, playlist: pictures.index, scratch: &scratch) {
+                pictures.picture($0)
+            }
         }
-        return Result(frame: frame, log: log, playlist: playlist)
+        return Result(frame: frame, log: log, playlist: pictures.playlist)
+    }
+}
+
+/// Why the show cannot start: a setting, or the picture folder.
+public enum ShowSetupError: Error, CustomStringConvertible {
+    case noImageFolder
+    case setting(SettingError)
+    case folder(ImageFileError)
+
+    public var description: String {
+        switch self {
+        case .noImageFolder: return "no picture folder: pass --images DIR or set images in the config file"
+        case .setting(let error): return error.description
+        case .folder(let error): return "cannot read the picture folder \(error)"
+        }
+    }
+}
+
+extension ShowLayout {
+    init(settings: KioskSettings, screen: PixelSize) throws(ShowSetupError) {
+        do { try self.init(settings: settings, panel: screen) } catch { throw .setting(error) }
+    }
+}
+
+extension ShowPictures {
+    init(settings: KioskSettings) throws(ShowSetupError) {
+        guard let images = settings.images else { throw .noImageFolder }
+        do {
+            self.init(folder: try ImageFolder(listing: images), background: settings.layout.background)
+        } catch {
+            throw .folder(error)
+        }
+    }
+
+    static func emptyNote(_ settings: KioskSettings) -> String {
+        "no pictures to show in \(settings.images ?? "") (looking for .jpg, .jpeg and .png files): showing the background only"
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import KioskApp
 
 @main
 struct Kioskd: ParsableCommand {
@@ -7,8 +8,16 @@ struct Kioskd: ParsableCommand {
         abstract: "A photo kiosk: one picture centred, its neighbours peeking in, straight to the display.",
         discussion: """
             Pictures (.jpg, .jpeg, .png) come from one folder and play in file-name order, \
-            in an endless loop. Running the show on a DRM display is the next milestone; \
-            today `kioskd snapshot` renders one frame of it to a PNG.
+            in an endless loop. Without a subcommand kioskd runs the show on a DRM display \
+            until SIGTERM or SIGINT; `kioskd snapshot` renders one frame of it to a PNG.
             """,
-        subcommands: [Snapshot.self])
+        subcommands: [Show.self, Snapshot.self],
+        defaultSubcommand: Show.self)
+
+    static func main() {
+        // Before anything can start a thread: the run loop reads SIGTERM and
+        // SIGINT from a signalfd, which needs them blocked everywhere.
+        blockShutdownSignals()
+        main(nil)
+    }
 }

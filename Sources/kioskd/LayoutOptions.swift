@@ -20,15 +20,19 @@ struct LayoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Background colour as RRGGBB. Default 000000.", valueName: "rrggbb"))
     var background: String?
 
+    @Option(help: ArgumentHelp("Turn the picture clockwise for a screen mounted on its side: 0, 90, 180 or 270.", valueName: "r"))
+    var rotation: String?
+
     @Option(help: ArgumentHelp("A TOML config file; flags override its settings.", valueName: "file"))
     var config: String?
 
-    /// The defaults, then the config file, then these flags.
-    func settings() throws -> KioskSettings {
+    /// The defaults, then the config file, then these flags and `extra`
+    /// (a command's own flags, by setting name).
+    func settings(extra: [(String, String?)] = []) throws -> KioskSettings {
         let flags: [(String, String?)] = [
             ("images", images), ("image_width", imageWidth), ("spacing", spacing),
-            ("slot_height", slotHeight), ("background", background),
-        ]
+            ("slot_height", slotHeight), ("background", background), ("rotation", rotation),
+        ] + extra
         return try loadSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
     }
 }

@@ -141,11 +141,11 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
 
     @Test func invalidGeometryAndMissingFoldersAreClearErrors() throws {
         let folder = try PictureFolder([])
-        let wide = #expect(throws: SnapshotJob.Failure.self) { try job(folder, at: 0) { $0.layout.slotWidth = .pixels(2000) }.run() }
+        let wide = #expect(throws: ShowSetupError.self) { try job(folder, at: 0) { $0.layout.slotWidth = .pixels(2000) }.run() }
         #expect(wide?.description == "invalid image_width \"2000\": the slot is wider than the 1920 px screen")
-        let missing = #expect(throws: SnapshotJob.Failure.self) { try job(folder, at: 0) { $0.images = folder.path + "/nope" }.run() }
+        let missing = #expect(throws: ShowSetupError.self) { try job(folder, at: 0) { $0.images = folder.path + "/nope" }.run() }
         #expect(missing?.description.contains("opendir failed: No such file or directory") == true)
-        let none = #expect(throws: SnapshotJob.Failure.self) { try job(folder, at: 0) { $0.images = nil }.run() }
+        let none = #expect(throws: ShowSetupError.self) { try job(folder, at: 0) { $0.images = nil }.run() }
         #expect(none?.description.contains("--images") == true)
     }
 }

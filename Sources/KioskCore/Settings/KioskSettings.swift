@@ -14,6 +14,20 @@ public struct LayoutSettings: Hashable, Sendable {
     public init() {}
 }
 
+/// Which display the show runs on, as the operator wrote it.
+public struct DisplaySettings: Hashable, Sendable {
+    /// A DRM card such as `/dev/dri/card1`; nil (`"auto"`) is the first card
+    /// with a connected connector.
+    public var device: String? = nil
+    /// A connector name as the kernel and xrandr spell it (`HDMI-A-1`,
+    /// `Virtual-1`); nil (`"auto"`) is the first connected one.
+    public var connector: String? = nil
+    public var mode: ModeRequest = .preferred
+    public var rotation: Rotation = .none
+
+    public init() {}
+}
+
 /// A value from the config file or the command line, before it is checked.
 public enum SettingValue: Hashable, Sendable {
     case string(String)
@@ -40,11 +54,14 @@ public struct KioskSettings: Hashable, Sendable {
     /// The folder of pictures. No default: the operator must say where.
     public var images: String? = nil
     public var layout = LayoutSettings()
+    public var display = DisplaySettings()
 
     public init() {}
 
     /// The settings a config file may contain.
-    public static let names = ["images", "image_width", "spacing", "slot_height", "background"]
+    public static let names = [
+        "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
+    ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
         switch name {
@@ -65,11 +82,34 @@ public struct KioskSettings: Hashable, Sendable {
                     setting: name, value: value.written, reason: "expected a colour as RRGGBB, e.g. \"101010\"")
             }
             layout.background = colour
+        case "device":
+            display.device = try Self.autoOrText(name, value, example: "/dev/dri/card0")
+        case "connector":
+            display.connector = try Self.autoOrText(name, value, example: "HDMI-A-1")
+        case "mode":
+            guard case .string(let text) = value, let mode = ModeRequest(parsing: text) else {
+                throw SettingError(
+                    setting: name, value: value.written,
+                    reason: "expected \"auto\", a size like \"1920x1080\" or a size and rate like \"1920x1080@60\"")
+            }
+            display.mode = mode
+        case "rotation":
+            guard let rotation = Rotation(parsing: value.written) else {
+                throw SettingError(setting: name, value: value.written, reason: "expected 0, 90, 180 or 270")
+            }
+            display.rotation = rotation
         default:
             throw SettingError(
                 setting: name, value: value.written,
                 reason: "unknown setting; known settings are \(Self.names.joined(separator: ", "))")
         }
+    }
+
+    private static func autoOrText(_ name: String, _ value: SettingValue, example: String) throws(SettingError) -> String? {
+        guard case .string(let text) = value, !text.isEmpty else {
+            throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or a name like \"\(example)\"")
+        }
+        return text == "auto" ? nil : text
     }
 
     private static func length(_ name: String, _ value: SettingValue) throws(SettingError) -> Length {

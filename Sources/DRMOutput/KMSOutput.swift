@@ -1,0 +1,141 @@
+import CDRM
+import KioskCore
+import KioskRendering
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A screen driven through KMS: two dumb buffers, drawn into one while the
+/// other is scanned out, swapped with page flips.
+///
+/// Tear-free by construction: ``present(_:)`` only ever draws into the buffer
+/// that is not on screen, and refuses while a flip is pending (the buffer it
+/// would draw into may still be scanned out until the flip completes).
+/// The order of operations follows drm-howto's modeset-vsync.c.
+public final class KMSOutput {
+    public let card: DRMCard
+    public let connectorName: String
+    public let mode: DisplayMode
+    public var size: PixelSize { mode.size }
+    /// One display refresh: no two presents closer than this, even on drivers
+    /// (bochs) that complete flips at once with no real vblank.
+    public var refreshPeriod: Duration { .nanoseconds(Int64(1e9 / mode.refreshRate)) }
+
+    private let connectorID: UInt32
+    private let crtc: UInt32
+    private var rawMode: drmModeModeInfo
+    private var buffers: [DumbBuffer]
+    private var front = 0
+    private var saved: UnsafeMutablePointer<drmModeCrtc>?
+    private var started = false
+    private var lastPresent: ContinuousClock.Instant?
+    private var pageFlipWorks = true
+    private var dirtyFBWorks = true
+
+    /// True while a flip has been queued and its completion event has not
+    /// arrived: no drawing until ``handleEvents()`` sees it.
+    public private(set) var flipPending = false
+
+    /// Allocates both buffers and saves the CRTC's state; shows nothing yet.
+    public init(card: DRMCard, connector: Connector, mode: DisplayMode) throws(DRMError) {
+        guard let crtc = connector.crtc else { throw DRMError(device: card.path, kind: .noCRTC(connector.name)) }
+        guard let rawMode = connector.rawMode(for: mode) else {
+            throw DRMError(device: card.path, kind: .modeNotFound("\(mode)", available: connector.modes.map(\.description)))
+        }
+        self.card = card
+        self.connectorName = connector.name
+        self.connectorID = connector.id
+        self.crtc = crtc
+        self.mode = mode
+        self.rawMode = rawMode
+        self.buffers = [try DumbBuffer(card: card, size: mode.size), try DumbBuffer(card: card, size: mode.size)]
+        self.saved = card.savedCRTC(crtc)
+    }
+
+    deinit {
+        restore()
+        if let saved { drmModeFreeCrtc(saved) }
+    }
+
+    /// The earliest time the next frame may be presented.
+    public var nextPresentAllowed: ContinuousClock.Instant? { lastPresent.map { $0 + refreshPeriod } }
+
+    /// Draws a frame into the buffer not on screen and shows it: the first
+    /// time by setting the mode (`drmModeSetCrtc`), then by a page flip
+    /// (`drmModePageFlip` with an event). Drivers that cannot flip get
+    /// `drmModeSetCrtc` plus `drmModeDirtyFB` instead.
+    public func present(_ draw: (PixelSurface) -> Void) throws(DRMError) {
+        precondition(!flipPending, "present while a flip is pending would draw into the scanned-out buffer")
+        let back = started ? 1 - front : 0
+        draw(buffers[back].surface)
+        lastPresent = .now
+        if !started {
+            try setCRTC(buffers[back])
+            started = true
+            front = back
+            return
+        }
+        if pageFlipWorks {
+            let result = drmModePageFlip(
+                card.fd, crtc, buffers[back].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT),
+                Unmanaged.passUnretained(self).toOpaque())
+            if result == 0 {
+                flipPending = true
+                front = back
+                return
+            }
+            // EINVAL/ENOSYS: the driver has no page flip; use mode sets from now on.
+            pageFlipWorks = false
+        }
+        try setCRTC(buffers[back])
+        front = back
+        if dirtyFBWorks {
+            let result = drmModeDirtyFB(card.fd, buffers[back].framebuffer, nil, 0)
+            if result != 0 && errnoOf(result) == ENOSYS { dirtyFBWorks = false }
+        }
+    }
+
+    /// Reads pending DRM events (call when the card's fd is readable).
+    public func handleEvents() {
+        var context = drmEventContext()
+        context.version = 2
+        context.page_flip_handler = { _, _, _, _, userData in
+            guard let userData else { return }
+            Unmanaged<KMSOutput>.fromOpaque(userData).takeUnretainedValue().flipPending = false
+        }
+        drmHandleEvent(card.fd, &context)
+    }
+
+    /// Waits (at most `timeout`) for a pending flip to complete.
+    public func waitForPendingFlip(timeout: Duration = .seconds(1)) {
+        let deadline = ContinuousClock.now + timeout
+        while flipPending && ContinuousClock.now < deadline {
+            var pfd = pollfd(fd: card.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 50) > 0 { handleEvents() }
+        }
+    }
+
+    /// Puts the CRTC back as it was (the text console, usually), once any
+    /// pending flip has completed. Safe to call more than once.
+    public func restore() {
+        guard started else { return }
+        waitForPendingFlip()
+        if var saved = saved?.pointee {
+            var connector = connectorID
+            drmModeSetCrtc(card.fd, saved.crtc_id, saved.buffer_id, saved.x, saved.y, &connector, 1, &saved.mode)
+        }
+        started = false
+    }
+
+    private func setCRTC(_ buffer: DumbBuffer) throws(DRMError) {
+        var connector = connectorID
+        let result = drmModeSetCrtc(card.fd, crtc, buffer.framebuffer, 0, 0, &connector, 1, &rawMode)
+        guard result == 0 else {
+            let code = errnoOf(result)
+            // Without master the kernel refuses mode setting with EACCES.
+            if code == EACCES && drmIsMaster(card.fd) == 0 { throw DRMError(device: card.path, kind: .busy) }
+            throw DRMError(device: card.path, kind: .call("drmModeSetCrtc", errno: code))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import KioskCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the card, connector, mode and CRTC the operator asked for and takes
+/// the display: `device`, `connector` and `mode` from ``DisplaySettings``.
+public func openOutput(_ settings: DisplaySettings) throws(DRMError) -> KMSOutput {
+    let card = try chooseCard(settings.device)
+    try card.becomeMaster()
+    guard card.supportsDumbBuffers() else { throw DRMError(device: card.path, kind: .noDumbBuffers) }
+    let connectors = try card.connectors()
+    let connector: Connector
+    if let name = settings.connector {
+        guard let named = connectors.first(where: { $0.name == name }) else {
+            throw DRMError(device: card.path, kind: .connectorNotFound(name, available: connectors.map(\.name)))
+        }
+        guard named.connected else { throw DRMError(device: card.path, kind: .connectorDisconnected(name)) }
+        connector = named
+    } else {
+        guard let first = connectors.first(where: \.connected) else {
+            throw DRMError(device: card.path, kind: .noConnectedConnector)
+        }
+        connector = first
+    }
+    guard let mode = settings.mode.choose(from: connector.modes) else {
+        throw DRMError(device: card.path, kind: .modeNotFound("\(settings.mode)", available: connector.modes.map(\.description)))
+    }
+    return try KMSOutput(card: card, connector: connector, mode: mode)
+}
+
+/// The named card, or the first card with a connected screen.
+private func chooseCard(_ device: String?) throws(DRMError) -> DRMCard {
+    if let device { return try DRMCard(path: device) }
+    var firstFailure: DRMError? = nil
+    for path in drmCardPaths() {
+        do {
+            let card = try DRMCard(path: path)
+            if try card.connectors().contains(where: \.connected) { return card }
+        } catch {
+            // A permission problem is the likeliest reason there is no display: report it.
+            if firstFailure == nil { firstFailure = error }
+        }
+    }
+    if let firstFailure, case .call("open", _) = firstFailure.kind { throw firstFailure }
+    throw DRMError(device: "/dev/dri", kind: .noDevice)
+}
+
+/// What `kioskd --list-outputs` prints: each card, its connectors, their
+/// status and modes, so an operator can choose `device`, `connector`, `mode`.
+public func describeOutputs() -> String {
+    let paths = drmCardPaths()
+    if paths.isEmpty { return "no DRM cards in /dev/dri\n" }
+    var text = ""
+    for path in paths {
+        do {
+            let card = try DRMCard(path: path)
+            text += "\(path) (\(card.driverName))\n"
+            for connector in try card.connectors() {
+                text += "  \(connector.name): \(connector.connected ? "connected" : "disconnected")\n"
+                for mode in connector.modes {
+                    text += "    \(mode)\(mode.preferred ? " (preferred)" : "")\n"
+                }
+            }
+        } catch {
+            text += "\(error)\n"
+        }
+    }
+    return text
+}
