@@ -1,11 +1,15 @@
 # Shortcuts for the scripts the README names.
-.PHONY: test run demo-images
+.PHONY: test run demo demo-images
 
 test:
 	scripts/test
 
 run:
 	scripts/run
+
+# The show live in a QEMU window (needs a desktop).
+demo:
+	scripts/vm-demo
 
 # Regenerates the committed demo pictures.
 demo-images:

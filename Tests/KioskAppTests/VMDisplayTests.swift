@@ -1,0 +1,158 @@
+import Foundation
+import ImageCodecs
+import KioskApp
+import KioskCore
+import KioskRendering
+import Testing
+
+/// The results of Tests/vm/run-vm-tests: screendumps of kioskd running on a
+/// real kernel's DRM drivers (bochs-drm, virtio-gpu) under QEMU, with kioskd's
+/// logs and exit statuses. `scripts/test` runs the VM first and points
+/// KIOSKD_VM_RESULTS here; without it these tests are skipped, not passed.
+let vmResults = ProcessInfo.processInfo.environment["KIOSKD_VM_RESULTS"]
+
+/// Reads QEMU's screendump: binary PPM (P6), 8 bits per channel.
+func readScreendump(_ path: String) throws -> RasterImage {
+    let bytes = try readWholeFile(path, limit: 64 << 20)
+    // Header: "P6" WS width WS height WS maxval, one whitespace byte, then RGB rows.
+    var fields: [Int] = [], index = 2, field = ""
+    guard bytes.starts(with: Array("P6".utf8)) else { throw VMResultError("\(path) is not a binary PPM") }
+    while fields.count < 3 && index < bytes.count {
+        let c = Character(UnicodeScalar(bytes[index]))
+        if c.isWhitespace {
+            if !field.isEmpty { fields.append(Int(field) ?? -1); field = "" }
+        } else {
+            field.append(c)
+        }
+        index += 1
+    }
+    guard fields.count == 3, fields[2] == 255, fields[0] > 0, fields[1] > 0 else { throw VMResultError("\(path): bad PPM header") }
+    let size = PixelSize(width: fields[0], height: fields[1])
+    guard bytes.count - index >= size.pixelCount * 3 else { throw VMResultError("\(path) is truncated") }
+    let pixels = (0..<size.pixelCount).map { i -> UInt32 in
+        let p = index + 3 * i
+        return UInt32(bytes[p]) << 16 | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2])
+    }
+    return RasterImage(size: size, pixels: pixels)
+}
+
+struct VMResultError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What `kioskd snapshot` renders for the same state as a VM scenario.
+func snapshot(size: PixelSize, configure: (inout KioskSettings) -> Void = { _ in }) throws -> RasterImage {
+    var settings = KioskSettings()
+    settings.images = demoImages
+    settings.layout.background = RGBColor(xrgb: vmBackground)
+    configure(&settings)
+    return try SnapshotJob(settings: settings, screen: size, position: 0).run().frame
+}
+
+/// Exact equality, with a useful message when it fails.
+func expectSamePixels(_ screen: RasterImage, _ expected: RasterImage, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(screen.size == expected.size, sourceLocation: sourceLocation)
+    guard screen.size == expected.size else { return }
+    let differing = zip(screen.pixels, expected.pixels).enumerated().filter { $0.element.0 != $0.element.1 }
+    if let first = differing.first {
+        let x = first.offset % screen.width, y = first.offset / screen.width
+        let message = "\(differing.count) pixel(s) differ; first at (\(x), \(y)): screen \(RGBColor(xrgb: first.element.0)), "
+            + "snapshot \(RGBColor(xrgb: first.element.1))"
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    }
+}
+
+func results(_ file: String) -> String { vmResults! + "/" + file }
+
+func exitOf(_ file: String) throws -> (status: Int, milliseconds: Int) {
+    let words = try String(contentsOfFile: results(file), encoding: .utf8).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    guard words.count == 2 else { throw VMResultError("\(file): expected 'status milliseconds'") }
+    return (words[0], words[1])
+}
+
+let vmBackground: UInt32 = 0x102030
+
+@Suite(.enabled(if: vmResults != nil, "run Tests/vm/run-vm-tests and set KIOSKD_VM_RESULTS"))
+struct VMDisplayTests {
+    @Test func bochsAtThePreferredModeScansOutExactlyTheSnapshot() throws {
+        let screen = try readScreendump(results("bochs/preferred.ppm"))
+        #expect(screen.size == PixelSize(width: 1280, height: 800))   // bochs' preferred mode
+        expectSamePixels(screen, try snapshot(size: screen.size))
+        // Default layout at 1280: w = 896, s = 26, centred slot at 192; the left
+        // neighbour ends at 192 - 922 + 896 = 166, the right starts at 1114.
+        let y = 400
+        #expect(screen[165, y] != vmBackground && screen[166, y] == vmBackground)
+        #expect(screen[191, y] == vmBackground && screen[192, y] != vmBackground)
+        #expect(screen[1087, y] != vmBackground && screen[1088, y] == vmBackground)
+        #expect(screen[1113, y] == vmBackground && screen[1114, y] != vmBackground)
+    }
+
+    @Test func aModeFromTheConfigIsUsedAndLaidOutByTheGeometry() throws {
+        let screen = try readScreendump(results("bochs/mode1080.ppm"))
+        #expect(screen.size == PixelSize(width: 1920, height: 1080))
+        expectSamePixels(screen, try snapshot(size: screen.size) { $0.layout.slotWidth = .percent(60) })
+        // 60% of 1920: w = 1152, s = 38, centred slot at 384; neighbours end at
+        // 346 and start at 1574.
+        let y = 540
+        #expect(screen[345, y] != vmBackground && screen[346, y] == vmBackground)
+        #expect(screen[383, y] == vmBackground && screen[384, y] != vmBackground)
+        #expect(screen[1535, y] != vmBackground && screen[1536, y] == vmBackground)
+        #expect(screen[1573, y] == vmBackground && screen[1574, y] != vmBackground)
+    }
+
+    @Test func rotation90ScansOutTheTurnedPicture() throws {
+        let screen = try readScreendump(results("bochs/rotated.ppm"))
+        #expect(screen.size == PixelSize(width: 1280, height: 800))
+        let turned = try snapshot(size: screen.size) { $0.display.rotation = .quarter }
+        expectSamePixels(screen, turned)
+        #expect(turned != (try snapshot(size: screen.size)))
+        // Laid out on an 800x1280 strip (w = 560, s = 16, slot 0 at x = 120),
+        // then turned clockwise: the strip runs down the panel. Slot 0 covers
+        // panel rows 120..<680, the left neighbour ends above row 104, the
+        // right one starts at row 696. Card 1 (4:3, 560x420) sits in panel
+        // columns 430..<850.
+        let x = 640
+        #expect(screen[x, 103] != vmBackground && screen[x, 104] == vmBackground)
+        #expect(screen[x, 119] == vmBackground && screen[x, 120] != vmBackground)
+        #expect(screen[x, 679] != vmBackground && screen[x, 680] == vmBackground)
+        #expect(screen[x, 695] == vmBackground && screen[x, 696] != vmBackground)
+        #expect(screen[429, 400] == vmBackground && screen[430, 400] != vmBackground)
+        #expect(screen[849, 400] != vmBackground && screen[850, 400] == vmBackground)
+    }
+
+    @Test func virtioGPUScansOutExactlyTheSnapshot() throws {
+        let screen = try readScreendump(results("virtio-gpu/virtio.ppm"))
+        expectSamePixels(screen, try snapshot(size: screen.size))
+    }
+
+    @Test(arguments: ["bochs/preferred", "bochs/mode1080", "bochs/rotated", "virtio-gpu/virtio"])
+    func sigtermExitsZeroWithinTwoSecondsAndRestoresTheConsole(scenario: String) throws {
+        let exit = try exitOf(scenario + ".exit")
+        #expect(exit.status == 0)
+        #expect(exit.milliseconds <= 2000)
+        let during = try readScreendump(results(scenario + ".ppm"))
+        let after = try readScreendump(results(scenario + "-after.ppm"))
+        func backgroundShare(_ image: RasterImage) -> Double {
+            Double(image.pixels.lazy.filter { $0 == vmBackground }.count) / Double(image.pixels.count)
+        }
+        #expect(backgroundShare(during) > 0.2, "the carousel was on screen")
+        #expect(backgroundShare(after) < 0.01, "the carousel is gone after exit")
+        let log = try String(contentsOfFile: results(scenario + ".log"), encoding: .utf8)
+        #expect(log.contains("stopping on SIGTERM; restoring the console"))
+    }
+
+    @Test func aBusyDisplayIsAClearErrorNotAHang() throws {
+        let exit = try exitOf("bochs/busy.exit")
+        #expect(exit.status == 1, "1 is kioskd's failure; 124 would mean timeout(1) had to stop a hang")
+        let log = try String(contentsOfFile: results("bochs/busy.log"), encoding: .utf8)
+        #expect(log == "kioskd: /dev/dri/card0: the display is busy: another program is DRM master (a desktop session, "
+                + "a display manager or another kiosk). Stop it first, e.g. systemctl stop display-manager\n")
+    }
+
+    @Test func listOutputsShowsConnectorsAndModes() throws {
+        let text = try String(contentsOfFile: results("bochs/outputs.txt"), encoding: .utf8)
+        #expect(text.hasPrefix("/dev/dri/card0 (bochs-drm)\n  Virtual-1: connected\n    1280x800@75 (preferred)\n"))
+        #expect(text.contains("    1920x1080@60\n"))
+    }
+}
