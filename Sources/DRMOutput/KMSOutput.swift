@@ -41,7 +41,7 @@ public final class KMSOutput {
     public init(card: DRMCard, connector: Connector, mode: DisplayMode) throws(DRMError) {
         guard let crtc = connector.crtc else { throw DRMError(device: card.path, kind: .noCRTC(connector.name)) }
         guard let rawMode = connector.rawMode(for: mode) else {
-            throw DRMError(device: card.path, kind: .modeNotFound("\(mode)", available: connector.modes.map(\.description)))
+            throw DRMError(device: card.path, kind: .modeNotFound("\(mode)", available: connector.modeNames))
         }
         self.card = card
         self.connectorName = connector.name

@@ -25,7 +25,7 @@ public func openOutput(_ settings: DisplaySettings) throws(DRMError) -> KMSOutpu
         connector = first
     }
     guard let mode = settings.mode.choose(from: connector.modes) else {
-        throw DRMError(device: card.path, kind: .modeNotFound("\(settings.mode)", available: connector.modes.map(\.description)))
+        throw DRMError(device: card.path, kind: .modeNotFound("\(settings.mode)", available: connector.modeNames))
     }
     return try KMSOutput(card: card, connector: connector, mode: mode)
 }
@@ -59,8 +59,8 @@ public func describeOutputs() -> String {
             text += "\(path) (\(card.driverName))\n"
             for connector in try card.connectors() {
                 text += "  \(connector.name): \(connector.connected ? "connected" : "disconnected")\n"
-                for mode in connector.modes {
-                    text += "    \(mode)\(mode.preferred ? " (preferred)" : "")\n"
+                for name in connector.modeNames {
+                    text += "    \(name)\n"
                 }
             }
         } catch {
@@ -68,4 +68,17 @@ public func describeOutputs() -> String {
         }
     }
     return text
+}
+
+extension Connector {
+    /// The modes as the config spells them, the preferred one marked, each
+    /// once: modes that differ only in timings the operator cannot choose
+    /// between are listed once.
+    var modeNames: [String] {
+        var seen: Set<String> = []
+        return modes.compactMap { mode in
+            let name = "\(mode)\(mode.preferred ? " (preferred)" : "")"
+            return seen.insert(name).inserted ? name : nil
+        }
+    }
 }

@@ -52,6 +52,13 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(run.stderr.contains("--size must be WIDTHxHEIGHT"))
     }
 
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/dev/dri"), "this machine has DRM devices"))
+    func withoutADisplayTheShowSaysSo() throws {
+        let run = try kioskd(["--images", demoImages])
+        #expect(run.status == 1)
+        #expect(run.stderr == "kioskd: no DRM display device with a connected screen in /dev/dri (is a screen plugged in and its driver loaded?)\n")
+    }
+
     @Test func anUnwritableOutputIsAClearError() throws {
         let run = try kioskd(["snapshot", "--images", demoImages, "--size", "64x48", "--out", "/nonexistent/dir/x.png"])
         #expect(run.status == 1)

@@ -150,6 +150,24 @@ struct VMDisplayTests {
                 + "a display manager or another kiosk). Stop it first, e.g. systemctl stop display-manager\n")
     }
 
+    @Test(arguments: [
+        ("perm", "kioskd: /dev/dri/card0: permission denied: run kioskd as root, or as a user in the group that owns "
+            + "/dev/dri/card0 (usually 'video': usermod -aG video USER; under systemd: SupplementaryGroups=video)"),
+        ("noconnector", "kioskd: /dev/dri/card0: no connector named HDMI-A-9; it has: Virtual-1"),
+        ("nomode", "kioskd: /dev/dri/card0: the screen does not offer mode 1234x567; it offers: 1280x800@75 (preferred), "),
+        ("nodevice", "kioskd: /dev/dri/card7: no such device: check the name with kioskd --list-outputs"),
+    ])
+    func operatorMistakesEndAtOnceWithALineToActOn(scenario: String, message: String) throws {
+        #expect(try exitOf("bochs/\(scenario).exit").status == 1)
+        let log = try String(contentsOfFile: results("bochs/\(scenario).log"), encoding: .utf8)
+        #expect(log.hasPrefix(message), "got: \(log)")
+        #expect(log.split(separator: "\n").count == 1)
+        if scenario == "nomode" {
+            #expect(log.contains(", 1920x1080@60, "))
+            #expect(!log.contains("640x480@60, 640x480@60"), "each mode once")
+        }
+    }
+
     @Test func listOutputsShowsConnectorsAndModes() throws {
         let text = try String(contentsOfFile: results("bochs/outputs.txt"), encoding: .utf8)
         #expect(text.hasPrefix("/dev/dri/card0 (bochs-drm)\n  Virtual-1: connected\n    1280x800@75 (preferred)\n"))
