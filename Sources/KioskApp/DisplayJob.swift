@@ -65,7 +65,7 @@ public struct DisplayJob {
             pictures.loadVisible(layout.geometry, at: position)
             pictures.log.forEach(log)
             if pictures.playlist.isEmpty { log(ShowPictures.emptyNote(settings)) }
-            try waitForPresent(output, signals: signals)
+            waitForPresent(output)
             try output.present { surface in
                 layout.renderer.draw(into: surface, position: position, playlist: pictures.index, scratch: &scratch) {
                     pictures.picture($0)
@@ -95,7 +95,7 @@ public struct DisplayJob {
 
     /// Waits for the pending flip and the refresh period, so presents are
     /// never faster than the display (bochs completes flips at once).
-    private func waitForPresent(_ output: KMSOutput, signals: ShutdownSignals) throws(DRMError) {
+    private func waitForPresent(_ output: KMSOutput) {
         output.waitForPendingFlip()
         if let next = output.nextPresentAllowed, next > .now {
             let wait = next - .now
