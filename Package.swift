@@ -29,13 +29,16 @@ let package = Package(
         .systemLibrary(
             name: "CSPNG", pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(
+            name: "CEXIF", pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
 
-        // Files to pixels and back: JPEG (TurboJPEG), PNG (libspng), the image folder.
-        .target(name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG"]),
+        // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation (libexif), PNG (libspng), the image folder.
+        .target(name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG", "CEXIF"]),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "CDRM"]),

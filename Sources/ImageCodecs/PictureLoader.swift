@@ -11,9 +11,12 @@ public struct PictureLoader: Sendable {
     public var maximumDecodedPixels = 64 << 20
     /// Composited under transparent PNG pixels.
     public var background: RGBColor
+    /// Show camera JPEGs upright, as their EXIF Orientation tag says.
+    public var exifRotate: Bool
 
-    public init(background: RGBColor) {
+    public init(background: RGBColor, exifRotate: Bool = true) {
         self.background = background
+        self.exifRotate = exifRotate
     }
 
     /// Loads `path` and contain-fits it into `slot`.
@@ -22,11 +25,15 @@ public struct PictureLoader: Sendable {
         guard !bytes.isEmpty else { throw ImageFileError(path: path, reason: .empty) }
         switch PictureFormat(sniffing: bytes) {
         case .jpeg:
-            // Fit from the header's full size; the DCT-scaled decode is only a
-            // cheaper starting point for the resampler.
-            let fitted = aspectFitSize(of: try JPEGCodec.size(of: bytes, path: path), in: slot)
-            let decoded = try JPEGCodec.decode(bytes, path: path, minimumSize: fitted, maximumPixels: maximumDecodedPixels)
-            return resample(decoded, to: fitted)
+            // Fit the upright picture from the header's full size; the
+            // DCT-scaled decode (in stored orientation) is only a cheaper
+            // starting point, turned upright before the resampler.
+            let stored = try JPEGCodec.size(of: bytes, path: path)
+            let orientation = exifRotate ? EXIFOrientation.read(bytes) : .upright
+            let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
+            let decoded = try JPEGCodec.decode(
+                bytes, path: path, minimumSize: orientation.uprightSize(of: fitted), maximumPixels: maximumDecodedPixels)
+            return resample(upright(decoded, orientation), to: fitted)
         case .png:
             let decoded = try PNGCodec.decode(bytes, path: path, background: background, maximumPixels: maximumDecodedPixels)
             return resample(decoded, to: aspectFitSize(of: decoded.size, in: slot))

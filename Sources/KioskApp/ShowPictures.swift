@@ -14,10 +14,10 @@ struct ShowPictures {
     private var decoded: [String: RasterImage] = [:]
     private let loader: PictureLoader
 
-    init(folder: ImageFolder, background: RGBColor) {
+    init(folder: ImageFolder, background: RGBColor, exifRotate: Bool) {
         playlist = folder.pictures
         log = folder.ignored
-        loader = PictureLoader(background: background)
+        loader = PictureLoader(background: background, exifRotate: exifRotate)
     }
 
     var index: CircularIndex { CircularIndex(count: playlist.count) }

@@ -73,7 +73,9 @@ extension ShowPictures {
     init(settings: KioskSettings) throws(ShowSetupError) {
         guard let images = settings.images else { throw .noImageFolder }
         do {
-            self.init(folder: try ImageFolder(listing: images), background: settings.layout.background)
+            self.init(
+                folder: try ImageFolder(listing: images), background: settings.layout.background,
+                exifRotate: settings.exifRotate)
         } catch {
             throw .folder(error)
         }

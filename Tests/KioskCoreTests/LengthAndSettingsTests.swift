@@ -92,3 +92,16 @@ import Testing
         #expect(PixelSize(parsing: "-1920x1080") == nil)
     }
 }
+
+@Suite struct EXIFSettingTests {
+    @Test func exifRotateIsOnByDefaultAndTakesBooleans() throws {
+        var settings = KioskSettings()
+        #expect(settings.exifRotate)
+        try settings.set("exif_rotate", to: .boolean(false))
+        #expect(!settings.exifRotate)
+        try settings.set("exif_rotate", to: .string("true"))
+        #expect(settings.exifRotate)
+        let error = #expect(throws: SettingError.self) { try settings.set("exif_rotate", to: .string("yes")) }
+        #expect(error?.setting == "exif_rotate")
+    }
+}

@@ -55,12 +55,15 @@ public struct KioskSettings: Hashable, Sendable {
     public var images: String? = nil
     public var layout = LayoutSettings()
     public var display = DisplaySettings()
+    /// Show camera JPEGs upright as their EXIF Orientation tag says.
+    public var exifRotate = true
 
     public init() {}
 
     /// The settings a config file may contain.
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
+        "exif_rotate",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -93,6 +96,13 @@ public struct KioskSettings: Hashable, Sendable {
                     reason: "expected \"auto\", a size like \"1920x1080\" or a size and rate like \"1920x1080@60\"")
             }
             display.mode = mode
+        case "exif_rotate":
+            switch value {
+            case .boolean(let on): exifRotate = on
+            case .string("true"): exifRotate = true
+            case .string("false"): exifRotate = false
+            default: throw SettingError(setting: name, value: value.written, reason: "expected true or false")
+            }
         case "rotation":
             guard let rotation = Rotation(parsing: value.written) else {
                 throw SettingError(setting: name, value: value.written, reason: "expected 0, 90, 180 or 270")
