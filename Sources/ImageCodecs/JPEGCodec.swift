@@ -62,34 +62,71 @@ public enum JPEGCodec {
         _ jpeg: [UInt8], path: String, minimumSize: PixelSize?, maximumPixels: Int
     ) throws(ImageFileError) -> RasterImage {
         let handle = try Handle(decompressing: path)
-        let full = try handle.header(jpeg)
+        let (full, cmyk) = try handle.headerAndColourspace(jpeg)
         let factor = minimumSize.map { scalingFactor(for: full, atLeast: $0) } ?? ScalingFactor(num: 1, denom: 1)
         let size = factor.scaled(full)
         // Refuse before allocating: a 65535x65535 header must not cost 16 GiB.
         guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(full)) }
+        // libjpeg cannot turn CMYK (print workflows, Photoshop) into RGB:
+        // take the inks and convert them here. Either way 4 bytes a pixel.
         var pixels = [UInt32](repeating: 0, count: size.pixelCount)
+        let format = cmyk ? TJPF_CMYK : TJPF_BGRX
         let status = pixels.withUnsafeMutableBytes { out in
             tjDecompress2(
                 handle.raw, jpeg, UInt(jpeg.count), out.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                Int32(size.width), Int32(size.width * 4), Int32(size.height), Int32(TJPF_BGRX.rawValue),
+                Int32(size.width), Int32(size.width * 4), Int32(size.height), Int32(format.rawValue),
                 TJFLAG_STOPONWARNING)
         }
         guard status == 0 else { throw handle.error() }
+        if cmyk { convertInvertedCMYKToXRGB(&pixels) }
         return RasterImage(size: size, pixels: pixels)
     }
 
-    /// Encodes XRGB8888 pixels (`tjCompress2`, 4:2:0). Used to generate the demo
-    /// pictures and test files.
-    public static func encode(_ image: RasterImage, quality: Int = 90) throws(ImageFileError) -> [UInt8] {
+    /// CMYK JPEGs store inverted inks (Adobe's convention, which libjpeg-turbo
+    /// follows): each byte is 255 minus the ink, so red = C * K / 255.
+    static func convertInvertedCMYKToXRGB(_ pixels: inout [UInt32]) {
+        for i in pixels.indices {
+            let p = pixels[i]   // bytes in memory: C, M, Y, K (little-endian)
+            let c = p & 0xFF, m = (p >> 8) & 0xFF, y = (p >> 16) & 0xFF, k = p >> 24
+            pixels[i] = ((c * k + 127) / 255) << 16 | ((m * k + 127) / 255) << 8 | ((y * k + 127) / 255)
+        }
+    }
+
+    /// How ``encode(_:quality:kind:)`` stores the picture.
+    public enum EncodingKind: Sendable {
+        /// Baseline YCbCr 4:2:0, as cameras do.
+        case colour
+        case grayscale
+        case progressive
+        /// Inverted CMYK (as Photoshop writes), converted from the RGB pixels.
+        case cmyk
+    }
+
+    /// Encodes XRGB8888 pixels (`tjCompress2`). Used to generate the demo
+    /// pictures, test files and benchmark images.
+    public static func encode(_ image: RasterImage, quality: Int = 90, kind: EncodingKind = .colour) throws(ImageFileError) -> [UInt8] {
         guard let raw = tjInitCompress() else { throw ImageFileError(path: "<jpeg encoder>", reason: .corrupt("tjInitCompress failed")) }
         defer { tjDestroy(raw) }
         var output: UnsafeMutablePointer<UInt8>? = nil
         var length: UInt = 0
-        let status = image.pixels.withUnsafeBytes { source in
+        var pixels = image.pixels
+        var format = TJPF_BGRX
+        if kind == .cmyk {
+            format = TJPF_CMYK
+            for i in pixels.indices {
+                let p = pixels[i]
+                let r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
+                let k = max(r, g, b, 1)   // inverted: 255 - black ink
+                pixels[i] = (r * 255 / k) | (g * 255 / k) << 8 | (b * 255 / k) << 16 | k << 24
+            }
+        }
+        let subsampling = kind == .grayscale ? TJSAMP_GRAY : (kind == .cmyk ? TJSAMP_444 : TJSAMP_420)
+        let flags = kind == .progressive ? TJFLAG_PROGRESSIVE : 0
+        let status = pixels.withUnsafeBytes { source in
             tjCompress2(
                 raw, source.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.width * 4),
-                Int32(image.height), Int32(TJPF_BGRX.rawValue), &output, &length, Int32(TJSAMP_420.rawValue),
-                Int32(quality), 0)
+                Int32(image.height), Int32(format.rawValue), &output, &length, Int32(subsampling.rawValue),
+                Int32(quality), flags)
         }
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else {
@@ -113,12 +150,15 @@ public enum JPEGCodec {
 
         deinit { tjDestroy(raw) }
 
-        func header(_ jpeg: [UInt8]) throws(ImageFileError) -> PixelSize {
+        func header(_ jpeg: [UInt8]) throws(ImageFileError) -> PixelSize { try headerAndColourspace(jpeg).size }
+
+        func headerAndColourspace(_ jpeg: [UInt8]) throws(ImageFileError) -> (size: PixelSize, cmyk: Bool) {
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
             guard tjDecompressHeader3(raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colourspace) == 0
             else { throw error() }
             guard width > 0, height > 0 else { throw ImageFileError(path: path, reason: .corrupt("zero-sized picture")) }
-            return PixelSize(width: Int(width), height: Int(height))
+            let cmyk = colourspace == Int32(TJCS_CMYK.rawValue) || colourspace == Int32(TJCS_YCCK.rawValue)
+            return (PixelSize(width: Int(width), height: Int(height)), cmyk)
         }
 
         func error() -> ImageFileError {

@@ -6,9 +6,14 @@ import KioskRendering
 public struct PictureLoader: Sendable {
     /// Files above this size are refused unread.
     public var maximumFileBytes = 256 << 20
-    /// Decoded pictures above this many pixels are refused before allocation.
-    /// 64 Mpx covers a 50 Mpx camera at full size (PNGs decode at full size).
-    public var maximumDecodedPixels = 64 << 20
+    /// A JPEG whose DCT-scaled decode would exceed this many pixels is
+    /// refused before allocation. Scaling keeps real photos far below it (a
+    /// 100 Mpx camera decodes at 1/8 for a 1080p slot: 1.6 Mpx); a header
+    /// claiming 65535x65535 would still need 64 Mpx, 256 MiB.
+    public var maximumScaledJPEGPixels = 16 << 20
+    /// PNGs decode at full size: above this many pixels they are refused
+    /// before allocation. 64 Mpx covers a 50 Mpx picture.
+    public var maximumPNGPixels = 64 << 20
     /// Composited under transparent PNG pixels.
     public var background: RGBColor
     /// Show camera JPEGs upright, as their EXIF Orientation tag says.
@@ -32,10 +37,10 @@ public struct PictureLoader: Sendable {
             let orientation = exifRotate ? EXIFOrientation.read(bytes) : .upright
             let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
             let decoded = try JPEGCodec.decode(
-                bytes, path: path, minimumSize: orientation.uprightSize(of: fitted), maximumPixels: maximumDecodedPixels)
+                bytes, path: path, minimumSize: orientation.uprightSize(of: fitted), maximumPixels: maximumScaledJPEGPixels)
             return resample(upright(decoded, orientation), to: fitted)
         case .png:
-            let decoded = try PNGCodec.decode(bytes, path: path, background: background, maximumPixels: maximumDecodedPixels)
+            let decoded = try PNGCodec.decode(bytes, path: path, background: background, maximumPixels: maximumPNGPixels)
             return resample(decoded, to: aspectFitSize(of: decoded.size, in: slot))
         case nil:
             throw ImageFileError(path: path, reason: .notAnImage)
