@@ -7,6 +7,8 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         /// A system call failed: the call and its errno.
         case system(call: String, errno: Int32)
         case empty
+        /// A directory, FIFO or device where a picture was listed.
+        case notARegularFile
         case notAnImage
         /// The picture's dimensions are beyond what the kiosk will decode.
         case tooLarge(PixelSize)
@@ -29,6 +31,8 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(path): \(call) failed: \(errnoDescription(errno))"
         case .empty:
             return "\(path): the file is empty"
+        case .notARegularFile:
+            return "\(path): not a regular file"
         case .notAnImage:
             return "\(path): not a JPEG or PNG file"
         case .tooLarge(let size):

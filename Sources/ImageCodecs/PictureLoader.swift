@@ -26,7 +26,12 @@ public struct PictureLoader: Sendable {
 
     /// Loads `path` and contain-fits it into `slot`.
     public func load(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
-        let bytes = try readWholeFile(path, limit: maximumFileBytes)
+        try load(bytes: readWholeFile(path, limit: maximumFileBytes), path: path, fittedTo: slot)
+    }
+
+    /// Decodes a file already read and contain-fits it into `slot`: decode,
+    /// turn upright, resample (what the benchmark times).
+    public func load(bytes: [UInt8], path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
         guard !bytes.isEmpty else { throw ImageFileError(path: path, reason: .empty) }
         switch PictureFormat(sniffing: bytes) {
         case .jpeg:

@@ -12,14 +12,14 @@ func errnoDescription(_ code: Int32) -> String {
 /// Reads a whole file. The corresponding C calls are `open`, `fstat`, `read`.
 /// Files above `limit` bytes are refused before anything is allocated.
 public func readWholeFile(_ path: String, limit: Int) throws(ImageFileError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: a FIFO swapped in for a photo must not hang the decoder
+    // in open(); it is then refused as not a regular file.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw ImageFileError(path: path, reason: .system(call: "open", errno: errno)) }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw ImageFileError(path: path, reason: .system(call: "fstat", errno: errno)) }
-    guard (info.st_mode & S_IFMT) == S_IFREG else {
-        throw ImageFileError(path: path, reason: .system(call: "open", errno: EISDIR))
-    }
+    guard (info.st_mode & S_IFMT) == S_IFREG else { throw ImageFileError(path: path, reason: .notARegularFile) }
     let size = Int(info.st_size)
     guard size <= limit else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: size)) }
     var bytes = [UInt8](repeating: 0, count: size)

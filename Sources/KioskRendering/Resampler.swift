@@ -4,7 +4,8 @@ import KioskCore
 /// with the reduction, so downscaling averages every source pixel it covers
 /// (no nearest-neighbour shimmer) and upscaling interpolates linearly.
 ///
-/// Weights are 14-bit fixed point and sum exactly to one, so a flat colour
+/// Weights are 14-bit fixed point (rows are narrowed first and rounded to
+/// 8 bits, then combined vertically) and sum exactly to one, so a flat colour
 /// stays exactly that colour: what the snapshot tests rely on.
 public func resample(_ image: RasterImage, to size: PixelSize) -> RasterImage {
     precondition(size.width > 0 && size.height > 0)
@@ -12,22 +13,46 @@ public func resample(_ image: RasterImage, to size: PixelSize) -> RasterImage {
     let horizontal = FilterTaps(from: image.width, to: size.width)
     let vertical = FilterTaps(from: image.height, to: size.height)
 
-    // Pass 1: rows to the new width. Pass 2: columns to the new height.
-    var wide = [UInt32](repeating: 0, count: size.width * image.height)
-    image.pixels.withUnsafeBufferPointer { source in
-        wide.withUnsafeMutableBufferPointer { target in
-            for y in 0..<image.height {
-                horizontal.apply(source: source, offset: y * image.width, step: 1,
-                                 target: target, targetOffset: y * size.width, targetStep: 1)
-            }
-        }
-    }
+    // Output rows are made one at a time from the few source rows under the
+    // vertical filter, each narrowed to the new width once and kept in a
+    // small ring: memory beyond the output is a few rows, and both passes
+    // walk memory in order (the decoder's buffer is read once, top to bottom).
+    let ringRows = vertical.width + 1
+    var ring = [UInt32](repeating: 0, count: ringRows * size.width)
+    var ringHolds = [Int](repeating: -1, count: ringRows)
+    var sums = [Int32](repeating: 0, count: size.width * 3)
     var out = [UInt32](repeating: 0, count: size.pixelCount)
-    wide.withUnsafeBufferPointer { source in
-        out.withUnsafeMutableBufferPointer { target in
-            for x in 0..<size.width {
-                vertical.apply(source: source, offset: x, step: size.width,
-                               target: target, targetOffset: x, targetStep: size.width)
+    image.pixels.withUnsafeBufferPointer { source in
+        ring.withUnsafeMutableBufferPointer { ring in
+            sums.withUnsafeMutableBufferPointer { sums in
+                out.withUnsafeMutableBufferPointer { target in
+                    for y in 0..<size.height {
+                        for i in 0..<sums.count { sums[i] = 0 }
+                        for t in 0..<vertical.width {
+                            let weight = vertical.weights[y * vertical.width + t]
+                            if weight == 0 { continue }
+                            let row = vertical.first[y] + t
+                            let slot = row % ringRows
+                            let narrowed = UnsafeMutableBufferPointer(rebasing: ring[(slot * size.width)...].prefix(size.width))
+                            if ringHolds[slot] != row {
+                                horizontal.apply(source: source, offset: row * image.width, step: 1,
+                                                 target: narrowed, targetOffset: 0, targetStep: 1)
+                                ringHolds[slot] = row
+                            }
+                            for x in 0..<size.width {
+                                let p = narrowed[x]
+                                sums[3 * x] += Int32((p >> 16) & 0xFF) * weight
+                                sums[3 * x + 1] += Int32((p >> 8) & 0xFF) * weight
+                                sums[3 * x + 2] += Int32(p & 0xFF) * weight
+                            }
+                        }
+                        let base = y * size.width
+                        for x in 0..<size.width {
+                            target[base + x] = FilterTaps.channel(sums[3 * x]) << 16
+                                | FilterTaps.channel(sums[3 * x + 1]) << 8 | FilterTaps.channel(sums[3 * x + 2])
+                        }
+                    }
+                }
             }
         }
     }
@@ -94,7 +119,7 @@ struct FilterTaps {
         }
     }
 
-    private static func channel(_ sum: Int32) -> UInt32 {
+    static func channel(_ sum: Int32) -> UInt32 {
         UInt32(min(255, max(0, (sum + (one >> 1)) >> 14)))
     }
 }

@@ -2,20 +2,193 @@ import Foundation
 import ImageCodecs
 @testable import KioskApp
 import KioskCore
+import KioskRendering
+import Synchronization
 import Testing
+
+func settings(_ folder: PictureFolder) -> KioskSettings {
+    var settings = KioskSettings()
+    settings.images = folder.path
+    settings.layout.background = background
+    return settings
+}
+
+func fullHDLayout(_ configure: (inout KioskSettings) -> Void = { _ in }) throws -> ShowLayout {
+    var s = KioskSettings()
+    configure(&s)
+    return try ShowLayout(settings: s, panel: PixelSize(width: 1920, height: 1080))
+}
 
 @Suite struct ShowPicturesTests {
     /// A file listed, then deleted before it was decoded (an operator tidying
     /// the folder): one line, dropped from the playlist, the show goes on.
     @Test func aFileDeletedBetweenListingAndDecodingIsSkipped() throws {
         let folder = try PictureFolder([("a.png", flatPNG(red)), ("b.png", flatPNG(green)), ("c.png", flatPNG(blue))])
-        var pictures = ShowPictures(folder: try ImageFolder(listing: folder.path), background: background, exifRotate: true)
+        let layout = try fullHDLayout()
+        var pictures = ShowPictures(playlist: try ImageFolder(listing: folder.path).pictures, layout: layout)
         try FileManager.default.removeItem(atPath: folder.path + "/b.png")
-        let geometry = try CarouselGeometry(screen: PixelSize(width: 1920, height: 1080), settings: LayoutSettings())
-        pictures.loadVisible(geometry, at: 0)
+        let log = pictures.loadNow(
+            { PreloadPlan(ahead: 0, behind: 0).items(layout.geometry, at: 0, travelling: .forward, playlist: $0) },
+            with: PictureLoader(settings: settings(folder)), slot: layout.geometry.slotSize)
         #expect(pictures.playlist.map { ($0 as NSString).lastPathComponent } == ["a.png", "c.png"])
-        #expect(pictures.log == ["skipping \(folder.path)/b.png: open failed: No such file or directory (errno 2)"])
+        #expect(log == ["skipping \(folder.path)/b.png: open failed: No such file or directory (errno 2)"])
         #expect(pictures.picture(0)?[600, 500] == red)
         #expect(pictures.picture(1)?[600, 500] == blue)
+    }
+
+    /// A FIFO named like a photo must not hang the decoder in open().
+    @Test func aFIFONamedLikeAPhotoIsRefusedWithoutWaiting() throws {
+        let folder = try PictureFolder([])
+        let path = folder.path + "/pipe.jpg"
+        #expect(mkfifo(path, 0o644) == 0)
+        let outcome = PictureLoader(background: background).outcome(of: path, fittedTo: PixelSize(width: 100, height: 100))
+        guard case .failed(let error) = outcome else { Issue.record("a FIFO decoded"); return }
+        #expect(error.description == "\(path): not a regular file")
+    }
+
+    /// The show keeps only its neighbourhood: after moving from picture 0 to
+    /// picture 20 of 30, nothing near 0 is held, and the cache never exceeds
+    /// its budget on the way.
+    @Test func theCacheHoldsOnlyTheNeighbourhoodWithinItsBudget() throws {
+        let names = (0..<30).map { String(format: "%02d.png", $0) }
+        let folder = try PictureFolder(try names.map { ($0, try flatPNG(red)) })
+        let layout = try fullHDLayout { $0.cacheMegabytes = 30 }   // room for 5 of the 4.9 MiB pictures
+        #expect(layout.cacheBudget == 30 << 20)
+        var show = ShowOnScreen(
+            pictures: ShowPictures(playlist: try ImageFolder(listing: folder.path).pictures, layout: layout),
+            layout: layout, position: 0)
+        let loader = PictureLoader(settings: settings(folder))
+        for step in 0...20 {
+            show.position = Double(step)
+            for path in show.wanted() {
+                _ = show.take([loader.outcome(of: path, fittedTo: layout.geometry.slotSize)])
+                #expect(show.pictures.cachedBytes <= 30 << 20)
+            }
+            #expect(show.allOnScreen)
+        }
+        let held = (0..<30).filter { show.pictures.picture($0) != nil }
+        // On screen 19, 20, 21; then 22 and 23 ahead and 18 behind: one too many for 30 MiB.
+        #expect(held == [19, 20, 21, 22, 23])
+        #expect(show.pictures.cachedBytes == 5 * 1344 * 1008 * 4)
+    }
+
+    @Test func aTooSmallCacheIsRaisedToWhatTheScreenNeeds() throws {
+        let layout = try fullHDLayout { $0.cacheMegabytes = 1 }
+        #expect(layout.cacheBudget == 4 * 1344 * 1080 * 4)
+        #expect(layout.notes == ["cache_mb 1 cannot hold the 4 pictures that can be on screen at once: using 23 MiB"])
+        #expect(try fullHDLayout().cacheBudget == 7 * 1344 * 1080 * 4)
+    }
+}
+
+/// The decode worker's hand-off, held up at each decode by a pipe the test
+/// writes to, so every step is deterministic.
+@Suite struct DecodeWorkerTests {
+    final class Gate: @unchecked Sendable {
+        let fds: [Int32]
+        let started = Mutex<[String]>([])
+        init() {
+            var fds: [Int32] = [0, 0]
+            pipe(&fds)
+            self.fds = fds
+        }
+        deinit { fds.forEach { close($0) } }
+        /// Lets `count` waiting decodes finish.
+        func open(_ count: Int) { for _ in 0..<count { var b: UInt8 = 1; write(fds[1], &b, 1) } }
+        func pass(_ path: String) {
+            started.withLock { $0.append(path) }
+            var b: UInt8 = 0
+            read(fds[0], &b, 1)
+        }
+        func waitUntilStarted(_ count: Int) {
+            for _ in 0..<2000 where started.withLock({ $0.count }) < count { usleep(1000) }
+        }
+    }
+
+    func collect(_ worker: DecodeWorker, _ count: Int) -> [String] {
+        var paths: [String] = []
+        while paths.count < count, worker.waitForFinished(milliseconds: 10_000) {
+            for case .decoded(let path, _) in worker.takeFinished() { paths.append(path) }
+        }
+        return paths
+    }
+
+    let picture = RasterImage(size: PixelSize(width: 2, height: 2), filledWith: RGBColor(xrgb: 0xFFFFFF))
+
+    @Test func theMostUrgentFirstAndANewListReplacesTheOld() throws {
+        let gate = Gate()
+        let picture = self.picture
+        let worker = try DecodeWorker { path in gate.pass(path); return .decoded(path: path, picture: picture) }
+        worker.request(["a", "b", "c", "d"])
+        gate.waitUntilStarted(1)
+        // The show moved on while "a" was decoding: "b" is no longer wanted,
+        // "a" (in progress) is not decoded twice.
+        worker.request(["d", "c", "a"])
+        // Nothing is ready and the run loop's call returns at once.
+        #expect(worker.takeFinished().isEmpty)
+        gate.open(3)
+        #expect(collect(worker, 3) == ["a", "d", "c"])
+        #expect(gate.started.withLock { $0 } == ["a", "d", "c"])
+        worker.stop()
+    }
+
+    @Test func theReadyDescriptorWakesThePollOnlyWhenAPictureIsDone() throws {
+        let gate = Gate()
+        let picture = self.picture
+        let worker = try DecodeWorker { path in gate.pass(path); return .decoded(path: path, picture: picture) }
+        worker.request(["a"])
+        gate.waitUntilStarted(1)
+        var pfd = pollfd(fd: worker.readyFD, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&pfd, 1, 0) == 0)
+        gate.open(1)
+        #expect(poll(&pfd, 1, 10_000) == 1)
+        #expect(worker.takeFinished().count == 1)
+        #expect(poll(&pfd, 1, 0) == 0)   // taken: quiet again
+        worker.stop()
+    }
+
+    /// Before its picture arrives a slot shows the background; the frame
+    /// after the hand-off shows the picture. A broken file leaves the
+    /// playlist with its line and the next file takes its place.
+    @Test func slotsShowTheBackgroundUntilTheirPictureArrives() throws {
+        let folder = try PictureFolder([
+            ("a.png", flatPNG(red)), ("b.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 0]), ("c.png", flatPNG(blue)),
+        ])
+        let layout = try ShowLayout(settings: settings(folder), panel: PixelSize(width: 1920, height: 1080))
+        var show = ShowOnScreen(
+            pictures: ShowPictures(playlist: try ImageFolder(listing: folder.path).pictures, layout: layout),
+            layout: layout, position: 0)
+        let worker = try DecodeWorker(loader: PictureLoader(settings: settings(folder)), slot: layout.geometry.slotSize)
+        defer { worker.stop() }
+        func frame() -> RasterImage {
+            var frame = RasterImage(size: PixelSize(width: 1920, height: 1080), filledWith: .black)
+            var scratch = frame
+            frame.withSurface { surface in
+                layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index, scratch: &scratch) {
+                    show.pictures.picture($0)
+                }
+            }
+            return frame
+        }
+        #expect(frame()[960, 540] == background.xrgb)
+        worker.request(show.wanted())
+        var log: [String] = []
+        while !show.allOnScreen, worker.waitForFinished(milliseconds: 10_000) {
+            log += show.take(worker.takeFinished()).log
+            worker.request(show.wanted())
+        }
+        #expect(log == ["skipping \(folder.path)/b.jpg: cannot decode: \(try #require(jpegHeaderError(folder.path + "/b.jpg")))"])
+        let shown = frame()
+        #expect(shown[960, 540] == red)
+        #expect(shown[1900, 540] == blue)   // c moved up into b's place on the right
+        #expect(shown[20, 540] == blue)     // and, with two pictures, also on the left
+    }
+
+    func jpegHeaderError(_ path: String) -> String? {
+        let bytes = try? readWholeFile(path, limit: 100)
+        guard let bytes else { return nil }
+        do { _ = try JPEGCodec.size(of: bytes, path: path); return nil } catch {
+            guard case .corrupt(let message) = error.reason else { return nil }
+            return message
+        }
     }
 }

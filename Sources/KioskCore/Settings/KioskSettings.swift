@@ -57,13 +57,16 @@ public struct KioskSettings: Hashable, Sendable {
     public var display = DisplaySettings()
     /// Show camera JPEGs upright as their EXIF Orientation tag says.
     public var exifRotate = true
+    /// The decoded-picture cache's budget in MiB; nil (`"auto"`) derives it
+    /// from the slot size (see ``PreloadPlan/defaultBudget(_:)``).
+    public var cacheMegabytes: Int? = nil
 
     public init() {}
 
     /// The settings a config file may contain.
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
-        "exif_rotate",
+        "exif_rotate", "cache_mb",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -102,6 +105,14 @@ public struct KioskSettings: Hashable, Sendable {
             case .string("true"): exifRotate = true
             case .string("false"): exifRotate = false
             default: throw SettingError(setting: name, value: value.written, reason: "expected true or false")
+            }
+        case "cache_mb":
+            switch value {
+            case .string("auto"): cacheMegabytes = nil
+            case .integer(let megabytes) where (1...65536).contains(megabytes): cacheMegabytes = megabytes
+            case .string(let text) where Int(text).map((1...65536).contains) == true: cacheMegabytes = Int(text)
+            default:
+                throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or whole MiB from 1 to 65536")
             }
         case "rotation":
             guard let rotation = Rotation(parsing: value.written) else {

@@ -32,9 +32,14 @@ public struct SnapshotJob: Sendable {
             throw .setting(SettingError(setting: "position", value: "\(position)", reason: "must be a finite number"))
         }
         let layout = try ShowLayout(settings: settings, screen: screen)
-        var pictures = try ShowPictures(settings: settings)
-        pictures.loadVisible(layout.geometry, at: position)
-        var log = pictures.log + layout.notes
+        let folder = try ImageFolder(settings: settings)
+        var pictures = ShowPictures(playlist: folder.pictures, layout: layout)
+        // Only what is on screen: a snapshot has no "next" to prepare.
+        let onScreen = PreloadPlan(ahead: 0, behind: 0)
+        let decodeLog = pictures.loadNow(
+            { onScreen.items(layout.geometry, at: position, travelling: .forward, playlist: $0) },
+            with: PictureLoader(settings: settings), slot: layout.geometry.slotSize)
+        var log = folder.ignored + decodeLog + layout.notes
         if pictures.playlist.isEmpty { log.append(ShowPictures.emptyNote(settings)) }
 
         var frame = RasterImage(size: screen, filledWith: settings.layout.background)
@@ -69,16 +74,22 @@ extension ShowLayout {
     }
 }
 
-extension ShowPictures {
+extension ImageFolder {
     init(settings: KioskSettings) throws(ShowSetupError) {
         guard let images = settings.images else { throw .noImageFolder }
-        do {
-            self.init(
-                folder: try ImageFolder(listing: images), background: settings.layout.background,
-                exifRotate: settings.exifRotate)
-        } catch {
-            throw .folder(error)
-        }
+        do { try self.init(listing: images) } catch { throw .folder(error) }
+    }
+}
+
+extension PictureLoader {
+    init(settings: KioskSettings) {
+        self.init(background: settings.layout.background, exifRotate: settings.exifRotate)
+    }
+}
+
+extension ShowPictures {
+    init(playlist: [String], layout: ShowLayout) {
+        self.init(playlist: playlist, slot: layout.geometry.slotSize, budget: layout.cacheBudget)
     }
 
     static func emptyNote(_ settings: KioskSettings) -> String {

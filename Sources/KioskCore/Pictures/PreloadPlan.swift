@@ -1,0 +1,52 @@
+/// Which way the strip last moved: `forward` is towards higher slots (`next`).
+public enum TravelDirection: Sendable, Hashable {
+    case forward, backward
+}
+
+/// Which pictures the show wants decoded, most urgent first.
+///
+/// The seeds' memory rule: only the slots on screen plus the next one or two
+/// in each direction are decoded. Urgency is: the pictures on screen, nearest
+/// the centre first; then `ahead` more in the direction of travel (where the
+/// strip goes next); then `behind` more the other way (where a `prev` or a
+/// swipe back would go).
+public struct PreloadPlan: Sendable, Hashable {
+    public var ahead: Int
+    public var behind: Int
+
+    public init(ahead: Int = 2, behind: Int = 1) {
+        precondition(ahead >= 0 && behind >= 0)
+        self.ahead = ahead
+        self.behind = behind
+    }
+
+    /// The playlist items to have decoded at `position`, most urgent first,
+    /// each once (a short playlist repeats across the strip).
+    public func items(
+        _ geometry: CarouselGeometry, at position: Double, travelling direction: TravelDirection, playlist: CircularIndex
+    ) -> [Int] {
+        let visible = geometry.visibleSlots(at: position).map(\.index)
+            .sorted { (abs(Double($0) - position), $0) < (abs(Double($1) - position), $1) }
+        guard let low = visible.min(), let high = visible.max() else { return [] }
+        let after = (0..<(direction == .forward ? ahead : behind)).map { high + 1 + $0 }
+        let before = (0..<(direction == .forward ? behind : ahead)).map { low - 1 - $0 }
+        let slots = visible + (direction == .forward ? after + before : before + after)
+        var seen: Set<Int> = []
+        return slots.compactMap(playlist.item(forSlot:)).filter { seen.insert($0).inserted }
+    }
+
+    /// The most pictures the plan can want at once.
+    public func maximumPictures(_ geometry: CarouselGeometry) -> Int { geometry.maximumVisibleSlots + ahead + behind }
+
+    /// The default cache budget: every picture the plan can want, each as
+    /// large as a whole slot in XRGB8888. 1920x1080 at 70% width: 7 slots of
+    /// 1344x1080, 38.8 MiB; pictures that do not fill their slot cost less.
+    public func defaultBudget(_ geometry: CarouselGeometry) -> Int {
+        maximumPictures(geometry) * geometry.slotSize.pixelCount * 4
+    }
+
+    /// The smallest budget that still holds every picture on screen.
+    public func minimumBudget(_ geometry: CarouselGeometry) -> Int {
+        geometry.maximumVisibleSlots * geometry.slotSize.pixelCount * 4
+    }
+}
