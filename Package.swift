@@ -57,6 +57,12 @@ let package = Package(
         .executableTarget(
             name: "kioskctl",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The benchmark command (`make bench`): decode speed and peak memory.
+        .executableTarget(
+            name: "kioskd-bench",
+            dependencies: [
+                "KioskApp", "ImageCodecs", "CTurboJPEG", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Regenerates demo/images (committed); not part of the product.
         .executableTarget(name: "make-demo-images", dependencies: ["KioskRendering", "ImageCodecs"]),
 

@@ -53,11 +53,23 @@ public enum JPEGCodec {
         return try handle.header(jpeg)
     }
 
+    /// True for the libjpeg warnings that leave the picture whole. Phones
+    /// and editors write stray bytes before markers ("Corrupt JPEG data: 3
+    /// extraneous bytes before marker 0xd9"), broken ICC profiles (kioskd
+    /// does not use them) and unknown Adobe transform codes: those photos show.
+    public static func isHarmless(_ warning: String) -> Bool {
+        (warning.hasPrefix("Corrupt JPEG data: ") && warning.contains(" extraneous bytes before marker "))
+            || warning.hasPrefix("Corrupt JPEG data: bad ICC marker")
+            || warning.hasPrefix("Unknown Adobe color transform code")
+    }
+
     /// Decodes at the smallest DCT scale still at least `minimumSize`
     /// (pass nil for the full size), straight into XRGB8888.
     ///
-    /// Any decoder warning (a truncated file, corrupt data) fails the decode:
-    /// a half-grey picture is worse on a kiosk than skipping it.
+    /// A warning that means missing or corrupt picture data ("Premature end
+    /// of JPEG file" from a half-copied file, "premature end of data
+    /// segment") fails the decode: a half-grey picture is worse on a kiosk
+    /// than skipping it. The harmless ones (``isHarmless(_:)``) do not.
     public static func decode(
         _ jpeg: [UInt8], path: String, minimumSize: PixelSize?, maximumPixels: Int
     ) throws(ImageFileError) -> RasterImage {
@@ -74,10 +86,12 @@ public enum JPEGCodec {
         let status = pixels.withUnsafeMutableBytes { out in
             tjDecompress2(
                 handle.raw, jpeg, UInt(jpeg.count), out.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                Int32(size.width), Int32(size.width * 4), Int32(size.height), Int32(format.rawValue),
-                TJFLAG_STOPONWARNING)
+                Int32(size.width), Int32(size.width * 4), Int32(size.height), Int32(format.rawValue), 0)
         }
-        guard status == 0 else { throw handle.error() }
+        if status != 0 {
+            let warning = tjGetErrorCode(handle.raw) == Int32(TJERR_WARNING.rawValue)
+            guard warning && isHarmless(String(cString: tjGetErrorStr2(handle.raw))) else { throw handle.error() }
+        }
         if cmyk { convertInvertedCMYKToXRGB(&pixels) }
         return RasterImage(size: size, pixels: pixels)
     }

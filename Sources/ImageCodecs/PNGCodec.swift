@@ -14,34 +14,117 @@ public enum PNGCodec {
         return try context.header()
     }
 
+    /// Interlaced (Adam7) PNGs arrive in seven passes, so they cannot be
+    /// reduced row by row: they decode whole, and only up to this many
+    /// pixels (8 Mpx, 32 MiB). Photos are almost never interlaced.
+    public static let maximumInterlacedPixels = 8 << 20
+
     /// Decodes and composites any transparency onto `background` (the kiosk's
     /// background colour, so a logo with alpha sits on the strip as drawn).
+    ///
+    /// Rows are decoded one at a time and averaged in `k` x `k` blocks, for
+    /// the largest whole `k` that keeps the result at least `minimumSize`
+    /// (nil: full size). Memory is the reduced picture plus one row, however
+    /// large the PNG claims to be: a decompression bomb of 64 Mpx costs a
+    /// slot's worth, not 256 MiB.
     public static func decode(
-        _ png: [UInt8], path: String, background: RGBColor, maximumPixels: Int
+        _ png: [UInt8], path: String, background: RGBColor, minimumSize: PixelSize? = nil, maximumPixels: Int
     ) throws(ImageFileError) -> RasterImage {
         let context = try Context(decoding: png, path: path, maximumSide: 65535)
-        let size = try context.header()
+        let (size, interlaced) = try context.headerAndInterlace()
         // Refuse before allocating (a small file can claim a huge picture).
         guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
-        var rgba = [UInt8](repeating: 0, count: size.pixelCount * 4)
-        try context.check(rgba.withUnsafeMutableBytes {
-            spng_decode_image(context.raw, $0.baseAddress, $0.count, Int32(SPNG_FMT_RGBA8.rawValue),
-                              Int32(SPNG_DECODE_TRNS.rawValue))
-        })
-        let (bgR, bgG, bgB) = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
-        var pixels = [UInt32](repeating: 0, count: size.pixelCount)
-        for i in 0..<size.pixelCount {
-            let r = UInt32(rgba[4 * i]), g = UInt32(rgba[4 * i + 1]), b = UInt32(rgba[4 * i + 2])
-            let a = UInt32(rgba[4 * i + 3])
-            // Exact for a = 0 and a = 255; rounded in between.
-            func over(_ c: UInt32, _ bg: UInt32) -> UInt32 { (c * a + bg * (255 - a) + 127) / 255 }
-            pixels[i] = over(r, bgR) << 16 | over(g, bgG) << 8 | over(b, bgB)
+        let blend = Compositor(background)
+        if interlaced {
+            guard size.pixelCount <= maximumInterlacedPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
+            var rgba = [UInt8](repeating: 0, count: size.pixelCount * 4)
+            try context.check(rgba.withUnsafeMutableBytes {
+                spng_decode_image(context.raw, $0.baseAddress, $0.count, Int32(SPNG_FMT_RGBA8.rawValue),
+                                  Int32(SPNG_DECODE_TRNS.rawValue))
+            })
+            return RasterImage(size: size, pixels: (0..<size.pixelCount).map { blend.over(rgba, $0) })
         }
-        return RasterImage(size: size, pixels: pixels)
+        let k = minimumSize.map { max(1, min(size.width / max(1, $0.width), size.height / max(1, $0.height))) } ?? 1
+        let reduced = PixelSize(width: size.width / k, height: size.height / k)
+        // The last block of a row or column takes the remainder.
+        let block = { (i: Int, count: Int) in min(i / k, count - 1) }
+        let blockWidth = (0..<reduced.width).map { $0 == reduced.width - 1 ? size.width - $0 * k : k }
+        var out = [UInt32](repeating: 0, count: reduced.pixelCount)
+        var sums = [UInt32](repeating: 0, count: reduced.width * 3)
+        var row = [UInt8](repeating: 0, count: size.width * 4)
+        try context.check(spng_decode_image(
+            context.raw, nil, 0, Int32(SPNG_FMT_RGBA8.rawValue),
+            Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)))
+        for y in 0..<size.height {
+            let status = row.withUnsafeMutableBytes { spng_decode_row(context.raw, $0.baseAddress, $0.count) }
+            guard status == 0 || (status == Int32(SPNG_EOI.rawValue) && y == size.height - 1) else {
+                try context.check(status == Int32(SPNG_EOI.rawValue) ? Int32(SPNG_EOF.rawValue) : status)
+                break
+            }
+            for x in 0..<size.width {
+                let p = blend.over(row, x), b = 3 * block(x, reduced.width)
+                sums[b] += p >> 16 & 0xFF
+                sums[b + 1] += p >> 8 & 0xFF
+                sums[b + 2] += p & 0xFF
+            }
+            let r = block(y, reduced.height)
+            guard y == size.height - 1 || (r < reduced.height - 1 && y == (r + 1) * k - 1) else { continue }
+            let rows = r == reduced.height - 1 ? size.height - r * k : k
+            for c in 0..<reduced.width {
+                let n = UInt32(blockWidth[c] * rows)
+                func mean(_ sum: UInt32) -> UInt32 { (sum + n / 2) / n }
+                out[r * reduced.width + c] = mean(sums[3 * c]) << 16 | mean(sums[3 * c + 1]) << 8 | mean(sums[3 * c + 2])
+                sums[3 * c] = 0
+                sums[3 * c + 1] = 0
+                sums[3 * c + 2] = 0
+            }
+        }
+        return RasterImage(size: reduced, pixels: out)
+    }
+
+    /// RGBA8 over an opaque background colour.
+    private struct Compositor {
+        let red: UInt32, green: UInt32, blue: UInt32
+
+        init(_ background: RGBColor) {
+            (red, green, blue) = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
+        }
+
+        /// Pixel `i` of RGBA8 `bytes` as XRGB8888: exact for alpha 0 and 255, rounded in between.
+        @inline(__always)
+        func over(_ bytes: [UInt8], _ i: Int) -> UInt32 {
+            let a = UInt32(bytes[4 * i + 3])
+            if a == 255 { return UInt32(bytes[4 * i]) << 16 | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) }
+            func mix(_ c: UInt8, _ bg: UInt32) -> UInt32 { (UInt32(c) * a + bg * (255 - a) + 127) / 255 }
+            return mix(bytes[4 * i], red) << 16 | mix(bytes[4 * i + 1], green) << 8 | mix(bytes[4 * i + 2], blue)
+        }
     }
 
     /// Encodes as 8-bit RGB: exactly the scanned-out colours, no alpha.
     public static func encode(_ image: RasterImage) throws(ImageFileError) -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: image.size.pixelCount * 3)
+        for (i, p) in image.pixels.enumerated() {
+            rgb[3 * i] = UInt8(truncatingIfNeeded: p >> 16)
+            rgb[3 * i + 1] = UInt8(truncatingIfNeeded: p >> 8)
+            rgb[3 * i + 2] = UInt8(truncatingIfNeeded: p)
+        }
+        return try encode(samples: rgb, size: image.size, colourType: .truecolour)
+    }
+
+    /// PNG colour types (the IHDR's), for ``encode(samples:size:colourType:bitDepth:palette:interlaced:)``.
+    public enum ColourType: UInt8, Sendable {
+        case grayscale = 0, truecolour = 2, indexed = 3, grayscaleAlpha = 4, truecolourAlpha = 6
+    }
+
+    /// Encodes raw PNG samples as the PNG stores them (rows of `colourType`
+    /// at `bitDepth`, packed; 16-bit samples in host byte order, as libspng's
+    /// `SPNG_FMT_PNG` takes them). `palette` is RGBA per
+    /// entry for indexed PNGs (alpha below 255 goes in a tRNS chunk). The
+    /// snapshot writes RGB; the tests make every other kind of PNG with it.
+    public static func encode(
+        samples: [UInt8], size: PixelSize, colourType: ColourType, bitDepth: UInt8 = 8,
+        palette: [(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)] = [], interlaced: Bool = false
+    ) throws(ImageFileError) -> [UInt8] {
         let path = "<png encoder>"
         guard let raw = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw ImageFileError(path: path, reason: .corrupt("spng_ctx_new failed"))
@@ -52,18 +135,31 @@ public enum PNGCodec {
         }
         try check(spng_set_option(raw, SPNG_ENCODE_TO_BUFFER, 1))
         var header = spng_ihdr()
-        header.width = UInt32(image.width)
-        header.height = UInt32(image.height)
-        header.bit_depth = 8
-        header.color_type = UInt8(SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+        header.width = UInt32(size.width)
+        header.height = UInt32(size.height)
+        header.bit_depth = bitDepth
+        header.color_type = colourType.rawValue
+        header.interlace_method = interlaced ? 1 : 0
         try check(spng_set_ihdr(raw, &header))
-        var rgb = [UInt8](repeating: 0, count: image.size.pixelCount * 3)
-        for (i, p) in image.pixels.enumerated() {
-            rgb[3 * i] = UInt8(truncatingIfNeeded: p >> 16)
-            rgb[3 * i + 1] = UInt8(truncatingIfNeeded: p >> 8)
-            rgb[3 * i + 2] = UInt8(truncatingIfNeeded: p)
+        if !palette.isEmpty {
+            var plte = spng_plte()
+            plte.n_entries = UInt32(palette.count)
+            var trns = spng_trns()
+            trns.n_type3_entries = UInt32(palette.count)
+            withUnsafeMutableBytes(of: &plte.entries) { entries in
+                withUnsafeMutableBytes(of: &trns.type3_alpha) { alpha in
+                    for (i, entry) in palette.enumerated() {
+                        entries[4 * i] = entry.red
+                        entries[4 * i + 1] = entry.green
+                        entries[4 * i + 2] = entry.blue
+                        alpha[i] = entry.alpha
+                    }
+                }
+            }
+            try check(spng_set_plte(raw, &plte))
+            if palette.contains(where: { $0.alpha < 255 }) { try check(spng_set_trns(raw, &trns)) }
         }
-        try check(rgb.withUnsafeBytes {
+        try check(samples.withUnsafeBytes {
             spng_encode_image(raw, $0.baseAddress, $0.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue))
         })
         var length = 0
@@ -99,10 +195,12 @@ public enum PNGCodec {
             bytes.deallocate()
         }
 
-        func header() throws(ImageFileError) -> PixelSize {
+        func header() throws(ImageFileError) -> PixelSize { try headerAndInterlace().size }
+
+        func headerAndInterlace() throws(ImageFileError) -> (size: PixelSize, interlaced: Bool) {
             var header = spng_ihdr()
             try check(spng_get_ihdr(raw, &header))
-            return PixelSize(width: Int(header.width), height: Int(header.height))
+            return (PixelSize(width: Int(header.width), height: Int(header.height)), header.interlace_method != 0)
         }
 
         func check(_ status: Int32) throws(ImageFileError) {

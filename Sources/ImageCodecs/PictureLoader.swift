@@ -11,8 +11,9 @@ public struct PictureLoader: Sendable {
     /// 100 Mpx camera decodes at 1/8 for a 1080p slot: 1.6 Mpx); a header
     /// claiming 65535x65535 would still need 64 Mpx, 256 MiB.
     public var maximumScaledJPEGPixels = 16 << 20
-    /// PNGs decode at full size: above this many pixels they are refused
-    /// before allocation. 64 Mpx covers a 50 Mpx picture.
+    /// PNGs above this many pixels are refused before decoding. They decode
+    /// row by row into a reduced picture, so this bounds time, not memory:
+    /// 64 Mpx covers a 50 Mpx picture.
     public var maximumPNGPixels = 64 << 20
     /// Composited under transparent PNG pixels.
     public var background: RGBColor
@@ -31,7 +32,11 @@ public struct PictureLoader: Sendable {
 
     /// Decodes a file already read and contain-fits it into `slot`: decode,
     /// turn upright, resample (what the benchmark times).
-    public func load(bytes: [UInt8], path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
+    ///
+    /// The file's bytes are freed as soon as the decoder is done with them,
+    /// before the resampler allocates: at most two picture-sized buffers are
+    /// alive at once.
+    public func load(bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
         guard !bytes.isEmpty else { throw ImageFileError(path: path, reason: .empty) }
         switch PictureFormat(sniffing: bytes) {
         case .jpeg:
@@ -43,10 +48,14 @@ public struct PictureLoader: Sendable {
             let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
             let decoded = try JPEGCodec.decode(
                 bytes, path: path, minimumSize: orientation.uprightSize(of: fitted), maximumPixels: maximumScaledJPEGPixels)
+            bytes = []
             return resample(upright(decoded, orientation), to: fitted)
         case .png:
-            let decoded = try PNGCodec.decode(bytes, path: path, background: background, maximumPixels: maximumPNGPixels)
-            return resample(decoded, to: aspectFitSize(of: decoded.size, in: slot))
+            let fitted = aspectFitSize(of: try PNGCodec.size(of: bytes, path: path), in: slot)
+            let decoded = try PNGCodec.decode(
+                bytes, path: path, background: background, minimumSize: fitted, maximumPixels: maximumPNGPixels)
+            bytes = []
+            return resample(decoded, to: fitted)
         case nil:
             throw ImageFileError(path: path, reason: .notAnImage)
         }
@@ -57,7 +66,7 @@ public struct PictureLoader: Sendable {
 public enum PictureFormat: Sendable {
     case jpeg, png
 
-    public init?(sniffing bytes: [UInt8]) {
+    public init?(sniffing bytes: borrowing [UInt8]) {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
             self = .jpeg
         } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {

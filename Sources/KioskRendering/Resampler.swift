@@ -17,40 +17,33 @@ public func resample(_ image: RasterImage, to size: PixelSize) -> RasterImage {
     // vertical filter, each narrowed to the new width once and kept in a
     // small ring: memory beyond the output is a few rows, and both passes
     // walk memory in order (the decoder's buffer is read once, top to bottom).
+    // The four bytes of a pixel are filtered together as one SIMD vector.
     let ringRows = vertical.width + 1
     var ring = [UInt32](repeating: 0, count: ringRows * size.width)
     var ringHolds = [Int](repeating: -1, count: ringRows)
-    var sums = [Int32](repeating: 0, count: size.width * 3)
     var out = [UInt32](repeating: 0, count: size.pixelCount)
     image.pixels.withUnsafeBufferPointer { source in
         ring.withUnsafeMutableBufferPointer { ring in
-            sums.withUnsafeMutableBufferPointer { sums in
-                out.withUnsafeMutableBufferPointer { target in
-                    for y in 0..<size.height {
-                        for i in 0..<sums.count { sums[i] = 0 }
-                        for t in 0..<vertical.width {
-                            let weight = vertical.weights[y * vertical.width + t]
-                            if weight == 0 { continue }
-                            let row = vertical.first[y] + t
-                            let slot = row % ringRows
-                            let narrowed = UnsafeMutableBufferPointer(rebasing: ring[(slot * size.width)...].prefix(size.width))
-                            if ringHolds[slot] != row {
-                                horizontal.apply(source: source, offset: row * image.width, step: 1,
-                                                 target: narrowed, targetOffset: 0, targetStep: 1)
-                                ringHolds[slot] = row
-                            }
-                            for x in 0..<size.width {
-                                let p = narrowed[x]
-                                sums[3 * x] += Int32((p >> 16) & 0xFF) * weight
-                                sums[3 * x + 1] += Int32((p >> 8) & 0xFF) * weight
-                                sums[3 * x + 2] += Int32(p & 0xFF) * weight
-                            }
+            out.withUnsafeMutableBufferPointer { target in
+                var rows: [(UnsafeMutablePointer<UInt32>, Int32)] = []
+                rows.reserveCapacity(vertical.width)
+                for y in 0..<size.height {
+                    rows.removeAll(keepingCapacity: true)
+                    for t in 0..<vertical.counts[y] {
+                        let row = vertical.first[y] + t
+                        let slot = row % ringRows
+                        let narrowed = ring.baseAddress! + slot * size.width
+                        if ringHolds[slot] != row {
+                            horizontal.narrow(source.baseAddress! + row * image.width, into: narrowed)
+                            ringHolds[slot] = row
                         }
-                        let base = y * size.width
-                        for x in 0..<size.width {
-                            target[base + x] = FilterTaps.channel(sums[3 * x]) << 16
-                                | FilterTaps.channel(sums[3 * x + 1]) << 8 | FilterTaps.channel(sums[3 * x + 2])
-                        }
+                        rows.append((narrowed, vertical.weights[y * vertical.width + t]))
+                    }
+                    let line = target.baseAddress! + y * size.width
+                    for x in 0..<size.width {
+                        var sum = SIMD4<Int32>(repeating: 0)
+                        for (row, weight) in rows { sum &+= FilterTaps.expand(row[x]) &* weight }
+                        line[x] = FilterTaps.pack(sum)
                     }
                 }
             }
@@ -64,6 +57,8 @@ public func resample(_ image: RasterImage, to size: PixelSize) -> RasterImage {
 struct FilterTaps {
     static let one: Int32 = 1 << 14
     let first: [Int]
+    /// Taps per output pixel (fewer than `width` at the edges).
+    let counts: [Int]
     let width: Int
     let weights: [Int32]   // `width` per output pixel, zero-padded
 
@@ -72,6 +67,7 @@ struct FilterTaps {
         let radius = max(1.0, scale)
         let width = Int((2 * radius).rounded(.up)) + 1
         var first = [Int](repeating: 0, count: targetLength)
+        var counts = [Int](repeating: 0, count: targetLength)
         var weights = [Int32](repeating: 0, count: width * targetLength)
         for i in 0..<targetLength {
             let centre = (Double(i) + 0.5) * scale - 0.5
@@ -88,38 +84,41 @@ struct FilterTaps {
             let heaviest = fixed.indices.max { fixed[$0] < fixed[$1] }!
             fixed[heaviest] += Self.one - fixed.reduce(0, +)
             first[i] = lo
+            counts[i] = max(lo, hi) - lo + 1
             for t in 0..<width { weights[i * width + t] = (lo + t <= hi) ? fixed[t] : 0 }
         }
         self.first = first
+        self.counts = counts
         self.width = width
         self.weights = weights
     }
 
-    func apply(source: UnsafeBufferPointer<UInt32>, offset: Int, step: Int,
-               target: UnsafeMutableBufferPointer<UInt32>, targetOffset: Int, targetStep: Int) {
+    /// Filters one row of `first`-indexed source pixels into `target`.
+    func narrow(_ source: UnsafePointer<UInt32>, into target: UnsafeMutablePointer<UInt32>) {
         weights.withUnsafeBufferPointer { weights in
-            for i in 0..<first.count {
-                var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0
-                let base = i * width
-                var s = offset + first[i] * step
-                for t in 0..<width {
-                    let w = weights[base + t]
-                    if w != 0 {
-                        let p = source[s]
-                        r += Int32((p >> 16) & 0xFF) * w
-                        g += Int32((p >> 8) & 0xFF) * w
-                        b += Int32(p & 0xFF) * w
+            first.withUnsafeBufferPointer { first in
+                counts.withUnsafeBufferPointer { counts in
+                    for i in 0..<first.count {
+                        var sum = SIMD4<Int32>(repeating: 0)
+                        let pixels = source + first[i], taps = i * width
+                        for t in 0..<counts[i] { sum &+= Self.expand(pixels[t]) &* weights[taps + t] }
+                        target[i] = Self.pack(sum)
                     }
-                    s += step
-                    if w == 0 && t > 0 { break }
                 }
-                target[targetOffset + i * targetStep] =
-                    Self.channel(r) << 16 | Self.channel(g) << 8 | Self.channel(b)
             }
         }
     }
 
-    static func channel(_ sum: Int32) -> UInt32 {
-        UInt32(min(255, max(0, (sum + (one >> 1)) >> 14)))
+    /// XRGB8888 as four 32-bit lanes, one per byte.
+    @inline(__always)
+    static func expand(_ pixel: UInt32) -> SIMD4<Int32> {
+        SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(pixel, to: SIMD4<UInt8>.self))
+    }
+
+    /// Rounds 14-bit fixed-point lanes back to bytes (the X byte is zero).
+    @inline(__always)
+    static func pack(_ sum: SIMD4<Int32>) -> UInt32 {
+        let bytes = ((sum &+ (one >> 1)) &>> 14).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: bytes), to: UInt32.self) & 0x00FF_FFFF
     }
 }

@@ -18,6 +18,7 @@ struct Kioskd: ParsableCommand {
         // Before anything can start a thread: the run loop reads SIGTERM and
         // SIGINT from a signalfd, which needs them blocked everywhere.
         blockShutdownSignals()
+        keepPictureBuffersOutOfTheHeap()
         main(nil)
     }
 }

@@ -3,24 +3,12 @@ import KioskCore
 import KioskRendering
 import Testing
 
-/// An APP1 segment holding a minimal EXIF block: a TIFF header and IFD 0
-/// with one entry, Orientation (0x0112, SHORT) = `value`.
 func exifSegment(orientation value: UInt16, bigEndian: Bool = false) -> [UInt8] {
-    func u16(_ v: UInt16) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
-    func u32(_ v: UInt32) -> [UInt8] { bigEndian ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
-    let tiff = (bigEndian ? Array("MM".utf8) : Array("II".utf8)) + u16(42) + u32(8)
-        + u16(1)                                   // one entry
-        + u16(0x0112) + u16(3) + u32(1) + u16(value) + u16(0)
-        + u32(0)                                   // no next IFD
-    let payload = Array("Exif".utf8) + [0, 0] + tiff
-    let length = UInt16(payload.count + 2)
-    return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    GeneratedPictures.exifSegment(orientation: value, bigEndian: bigEndian)
 }
 
-/// A JPEG as a camera stores it: `pixels` plus the EXIF segment after SOI.
 func cameraJPEG(_ image: RasterImage, orientation: UInt16, bigEndian: Bool = false) throws -> [UInt8] {
-    let plain = try JPEGCodec.encode(image, quality: 95)
-    return Array(plain.prefix(2)) + exifSegment(orientation: orientation, bigEndian: bigEndian) + Array(plain.dropFirst(2))
+    try GeneratedPictures.cameraJPEG(image, orientation: orientation, bigEndian: bigEndian)
 }
 
 let red: UInt32 = 0xE02020, green: UInt32 = 0x20E020, blue: UInt32 = 0x2020E0, white: UInt32 = 0xF0F0F0

@@ -1,3 +1,4 @@
+import Foundation
 import ImageCodecs
 import KioskCore
 import KioskRendering
@@ -81,5 +82,57 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
             let shown = try loader.load(path, fittedTo: slot)
             #expect(shown.pixels.allSatisfy { close($0, colour, tolerance: 6) }, "colour \(RGBColor(xrgb: colour)) came back \(RGBColor(xrgb: shown[10, 10]))")
         }
+    }
+}
+
+/// Which libjpeg warnings still show the photo, and arithmetic coding.
+@Suite struct JPEGWarningTests {
+    let slot = PixelSize(width: 1344, height: 1080)
+
+    /// Stray bytes before the end marker, as some phones write: libjpeg warns
+    /// "extraneous bytes", the picture is whole, and it is shown.
+    @Test func strayBytesBeforeAMarkerStillShowThePhoto() throws {
+        let whole = try JPEGCodec.encode(solid(640, 480, 0x2828E0))
+        #expect(whole.suffix(2) == [0xFF, 0xD9])
+        let padded: [UInt8] = Array(whole.prefix(whole.count - 2)) + [0x12, 0x34, 0x56, 0xFF, 0xD9]
+        let picture = try PictureLoader(background: .black).load(bytes: Array(padded), path: "phone.jpg", fittedTo: slot)
+        #expect(picture.size == PixelSize(width: 1344, height: 1008))
+        #expect(close(picture[672, 504], 0x2828E0) && close(picture[1343, 1007], 0x2828E0))
+    }
+
+    @Test func onlyWarningsThatLeaveThePictureWholeAreHarmless() {
+        #expect(JPEGCodec.isHarmless("Corrupt JPEG data: 3 extraneous bytes before marker 0xd9"))
+        #expect(JPEGCodec.isHarmless("Corrupt JPEG data: bad ICC marker"))
+        #expect(!JPEGCodec.isHarmless("Premature end of JPEG file"))
+        #expect(!JPEGCodec.isHarmless("Corrupt JPEG data: premature end of data segment"))
+    }
+
+    /// A half-copied file: the data ends early, and the photo is skipped
+    /// rather than shown with a grey bottom half.
+    @Test func aTruncatedFileIsRefusedAsPrematureEnd() throws {
+        let whole = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 640, height: 480)))
+        let error = #expect(throws: ImageFileError.self) {
+            try PictureLoader(background: .black).load(bytes: Array(whole.prefix(whole.count / 2)), path: "half.jpg", fittedTo: slot)
+        }
+        #expect(error?.description == "half.jpg: cannot decode: Premature end of JPEG file")
+    }
+
+    /// Arithmetic-coded JPEGs (rare, but legal, and some tools write them):
+    /// TurboJPEG 2.1 cannot write one, so jpegtran recodes a baseline file.
+    @Test func arithmeticCodedJPEGsDecode() throws {
+        let folder = try ScratchFolder()
+        let baseline = try folder.write("baseline.jpg", JPEGCodec.encode(solid(320, 240, 0xE0E028), quality: 95))
+        let arithmetic = folder.path + "/arithmetic.jpg"
+        let jpegtran = Process()
+        jpegtran.executableURL = URL(fileURLWithPath: "/usr/bin/jpegtran")
+        jpegtran.arguments = ["-arithmetic", "-outfile", arithmetic, baseline]
+        try jpegtran.run()
+        jpegtran.waitUntilExit()
+        #expect(jpegtran.terminationStatus == 0)
+        let bytes = try readWholeFile(arithmetic, limit: 1 << 20)
+        #expect(zip(bytes, bytes.dropFirst()).contains { $0.0 == 0xFF && $0.1 == 0xC9 })   // SOF9: arithmetic, sequential
+        let picture = try PictureLoader(background: .black).load(arithmetic, fittedTo: slot)
+        #expect(picture.size == PixelSize(width: 1344, height: 1008))
+        #expect(close(picture[672, 504], 0xE0E028))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import ImageCodecs
 import KioskConfigFile
 import KioskCore
 
@@ -7,11 +7,16 @@ import KioskCore
 public func loadSettings(configPath: String?, flags: [(name: String, value: String)]) throws -> KioskSettings {
     var settings = KioskSettings()
     if let configPath {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOfFile: configPath, encoding: .utf8)
+            bytes = try readWholeFile(configPath, limit: 1 << 20)
         } catch {
-            throw ConfigFile.Error(path: configPath, message: "cannot read the config file: \(error.localizedDescription)")
+            // The error names the path already; keep only why.
+            let why = error.description.dropFirst(configPath.count + 2)
+            throw ConfigFile.Error(path: configPath, message: "cannot read the config file: \(why)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigFile.Error(path: configPath, message: "cannot read the config file: it is not UTF-8 text")
         }
         try ConfigFile.apply(text, path: configPath, to: &settings)
     }

@@ -1,0 +1,58 @@
+import ImageCodecs
+import KioskCore
+import KioskRendering
+
+/// The image pipeline as the running show drives it, without a display: the
+/// strip steps forward one picture at a time through `steps` positions; at
+/// each step the decode worker prepares the whole neighbourhood (as it does
+/// while the show rests on a picture), then a frame is composed. The benchmark runs it
+/// over 1,000 big photos to measure the show's peak memory.
+public struct PictureCycleJob {
+    public var settings: KioskSettings
+    public var screen: PixelSize
+
+    public init(settings: KioskSettings, screen: PixelSize) {
+        self.settings = settings
+        self.screen = screen
+    }
+
+    public struct Result: Sendable {
+        public var framesComposed = 0
+        public var filesSkipped = 0
+        /// The most the picture cache held at once.
+        public var peakCachedBytes = 0
+    }
+
+    public func run(steps: Int) throws(DisplayJobError) -> Result {
+        let layout: ShowLayout
+        let folder: ImageFolder
+        do {
+            layout = try ShowLayout(settings: settings, screen: screen)
+            folder = try ImageFolder(settings: settings)
+        } catch {
+            throw .setup(error)
+        }
+        let worker = try DecodeWorker(loader: PictureLoader(settings: settings), slot: layout.geometry.slotSize)
+        defer { worker.stop() }
+        var show = ShowOnScreen(pictures: ShowPictures(playlist: folder.pictures, layout: layout), layout: layout, position: 0)
+        var frame = RasterImage(size: screen, filledWith: settings.layout.background)
+        var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
+        var result = Result()
+        for step in 0..<steps {
+            show.position = Double(step)
+            while case let missing = show.wanted(), !missing.isEmpty {
+                worker.request(missing)
+                guard worker.waitForFinished(milliseconds: 60_000) else { break }
+                result.filesSkipped += show.take(worker.takeFinished()).log.count
+                result.peakCachedBytes = max(result.peakCachedBytes, show.pictures.cachedBytes)
+            }
+            frame.withSurface { surface in
+                layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index, scratch: &scratch) {
+                    show.pictures.picture($0)
+                }
+            }
+            result.framesComposed += 1
+        }
+        return result
+    }
+}

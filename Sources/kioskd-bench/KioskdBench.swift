@@ -1,0 +1,187 @@
+// The benchmark command: `make bench`. Prints one line per figure,
+// `name value unit`, measured in this run (ratios against a baseline timed in
+// the same run, so a busy machine slows both sides alike).
+import ArgumentParser
+import CTurboJPEG
+import ImageCodecs
+import KioskApp
+import KioskCore
+import KioskRendering
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct KioskdBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kioskd-bench",
+        abstract: "Measure the image pipeline: decode speed against bare TurboJPEG, and peak memory over many photos.",
+        subcommands: [Figures.self, Cycle.self], defaultSubcommand: Figures.self)
+}
+
+/// The slot the issue names: 70% of a 1920x1080 screen.
+let slot = PixelSize(width: 1344, height: 1080)
+let photoSize = PixelSize(width: 6000, height: 4000)   // 24 Mpx, 3:2 like most cameras
+
+struct Figures: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "figures", abstract: "Print every figure (the default).")
+
+    @Option(help: "Photos to cycle through for peak_rss_mb.")
+    var pictures = 1000
+
+    @Option(help: "Where the generated photos are kept between runs.")
+    var folder = ".build/bench-pictures"
+
+    @Option(help: "Timed rounds for the decode figures (the median is printed).")
+    var rounds = 9
+
+    func run() throws {
+        try decodeFigures(rounds: rounds)
+        fflush(nil)
+        let dir = try generatePhotos(count: pictures, in: folder)
+        // A fresh process, so the peak is the show's alone, not the generator's.
+        fflush(nil)
+    let status = spawnSelf(["cycle", dir, "--steps", "\(pictures)"])
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+struct Cycle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cycle", abstract: "Step the show through a folder at 1920x1080 and print peak_rss_mb.")
+
+    @Argument var folder: String
+    @Option var steps: Int
+
+    func run() throws {
+        keepPictureBuffersOutOfTheHeap()   // as kioskd does
+        var settings = KioskSettings()
+        settings.images = folder
+        print("start_rss_mb \(format(Double(residentKiB("VmRSS")) / 1024)) MB")
+        let job = PictureCycleJob(settings: settings, screen: PixelSize(width: 1920, height: 1080))
+        let start = ContinuousClock.now
+        let result = try job.run(steps: steps)
+        let elapsed = ContinuousClock.now - start
+        print("cycle_frames \(result.framesComposed) frames")
+        print("cycle_files_skipped \(result.filesSkipped) files")
+        print("cycle_ms_per_picture \(format(elapsed / .milliseconds(1) / Double(max(1, steps)))) ms")
+        print("cache_peak_mb \(format(Double(result.peakCachedBytes) / 1_048_576)) MB")
+        print("peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB")
+    }
+}
+
+// MARK: - decode_ratio_vs_turbojpeg
+
+func decodeFigures(rounds: Int) throws {
+    let upright = try JPEGCodec.encode(GeneratedPictures.photo(photoSize), quality: 90)
+    let turned = try GeneratedPictures.cameraJPEG(GeneratedPictures.photo(photoSize), orientation: 6, quality: 90)
+    print("jpeg_24mp_file_mb \(format(Double(upright.count) / 1_048_576)) MB")
+    let loader = PictureLoader(background: .black)
+    for (name, jpeg, stored) in [("", upright, photoSize), ("_exif6", turned, photoSize)] {
+        // The pipeline's own choice of DCT factor, so the baseline decodes the same pixels.
+        let orientation = EXIFOrientation.read(jpeg)
+        let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
+        let factor = JPEGCodec.scalingFactor(for: stored, atLeast: orientation.uprightSize(of: fitted))
+        var bare: [Double] = [], pipeline: [Double] = []
+        for _ in 0..<rounds {
+            bare.append(try timeAfterSetUp { try bareDecode(jpeg, factor: factor) })
+            pipeline.append(try time { _ = try loader.load(bytes: jpeg, path: "bench.jpg", fittedTo: slot) })
+        }
+        let ratio = median(pipeline) / median(bare)
+        if name.isEmpty {
+            print("decode_scale_factor \(factor) (\(factor.scaled(stored)) decoded, \(fitted) shown)")
+        }
+        print("decode_ratio_vs_turbojpeg\(name) \(format(ratio)) x")
+        if name.isEmpty {
+            let decoded = try JPEGCodec.decode(jpeg, path: "bench.jpg", minimumSize: fitted, maximumPixels: 1 << 24)
+            let resampling = try (0..<rounds).map { _ in try time { _ = resample(decoded, to: fitted) } }
+            print("resample_\(decoded.size)_to_\(fitted)_ms \(format(median(resampling))) ms")
+        }
+        print("decode_24mp_to_slot_ms\(name) \(format(median(pipeline))) ms")
+        print("bare_tjdecompress2_ms\(name) \(format(median(bare))) ms")
+    }
+}
+
+/// Only `tjDecompress2` at `factor` into a buffer allocated beforehand.
+func bareDecode(_ jpeg: [UInt8], factor: JPEGCodec.ScalingFactor) throws -> () throws -> Void {
+    guard let handle = tjInitDecompress() else { throw ExitCode.failure }
+    let size = factor.scaled(photoSize)
+    var out = [UInt8](repeating: 0, count: size.pixelCount * 4)
+    return {
+        defer { tjDestroy(handle) }
+        let status = out.withUnsafeMutableBytes {
+            tjDecompress2(handle, jpeg, UInt(jpeg.count), $0.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                          Int32(size.width), Int32(size.width * 4), Int32(size.height), Int32(TJPF_BGRX.rawValue), 0)
+        }
+        guard status == 0 else { throw ExitCode.failure }
+    }
+}
+
+/// Milliseconds taken by `body`.
+func time(_ body: () throws -> Void) throws -> Double {
+    let start = ContinuousClock.now
+    try body()
+    return (ContinuousClock.now - start) / .milliseconds(1)
+}
+
+/// Milliseconds taken by the closure `setUp` returns; the set-up is not timed.
+func timeAfterSetUp(_ setUp: () throws -> (() throws -> Void)) throws -> Double {
+    let body = try setUp()
+    return try time(body)
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func format(_ value: Double) -> String {
+    let hundredths = Int((value * 100).rounded())
+    let fraction = abs(hundredths % 100)
+    return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+}
+
+// MARK: - peak_rss_mb
+
+/// Writes `count` different 24 Mpx photos once; later runs reuse them.
+func generatePhotos(count: Int, in folder: String) throws -> String {
+    let dir = "\(folder)/photos-\(count)-v1"
+    let done = dir + "/.complete"
+    if access(done, F_OK) == 0 { return dir }
+    mkdir(folder, 0o755)
+    mkdir(dir, 0o755)
+    let start = ContinuousClock.now
+    for i in 0..<count {
+        let name = "\(dir)/photo-\(String(repeating: "0", count: max(0, 4 - "\(i)".count)))\(i).jpg"
+        if access(name, F_OK) == 0 { continue }
+        try writeWholeFile(name, bytes: JPEGCodec.encode(GeneratedPictures.photo(photoSize, variant: i), quality: 90))
+    }
+    try writeWholeFile(done, bytes: [])
+    print("generated_photos \(count) photos in \(format((ContinuousClock.now - start) / .seconds(1))) s")
+    return dir
+}
+
+/// A memory figure of this process from /proc/self/status, in KiB: `VmHWM`
+/// (the peak resident set of this program, not counting whatever the
+/// process was before exec) or `VmRSS` (now).
+func residentKiB(_ field: String) -> Int {
+    let fd = open("/proc/self/status", O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 1 << 16)
+    let n = read(fd, &bytes, bytes.count)
+    let text = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
+    let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+    let fields = line?.split(whereSeparator: { $0 == " " || $0 == "\t" }) ?? []
+    return fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+}
+
+/// Runs this executable again with `arguments`, sharing stdout; returns its exit status.
+func spawnSelf(_ arguments: [String]) -> Int32 {
+    let path = "/proc/self/exe"
+    let argv = (["kioskd-bench"] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, path, nil, nil, argv, environ) == 0 else { return 127 }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
