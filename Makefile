@@ -1,5 +1,5 @@
 # Shortcuts for the scripts the README names.
-.PHONY: test run demo demo-images
+.PHONY: test run demo demo-images bench
 
 test:
 	scripts/test
@@ -16,3 +16,10 @@ demo-images:
 	swift build --product make-demo-images
 	rm -f demo/images/*.jpg
 	.build/debug/make-demo-images demo/images
+
+# The benchmark figures (README, "Benchmarks"). The first run generates 1,000
+# 24-megapixel photos (about 5 GB, 5 minutes) under .build/bench-pictures.
+bench:
+	scripts/install-deps
+	swift build -c release --product kioskd-bench
+	.build/release/kioskd-bench
