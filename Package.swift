@@ -2,6 +2,11 @@
 // kioskd: a DRM/KMS photo kiosk daemon. See README.md for the architecture.
 import PackageDescription
 
+// The per-pixel loops (resampling with SIMD, compositing, PNG reduction) are
+// compiled optimised in debug builds too: unoptimised they are 50-100x slower,
+// which made the debug kioskd that the VM tests run crawl under emulation.
+let pixelLoopsOptimised: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "kioskd",
     products: [
@@ -19,8 +24,8 @@ let package = Package(
         .target(name: "KioskCore"),
 
         // Pixels in memory: XRGB8888 frames, resampling, the strip compositor.
-        // Pure Swift too; shared by the snapshot and (later) the DRM scan-out.
-        .target(name: "KioskRendering", dependencies: ["KioskCore"]),
+        // Pure Swift too; shared by the snapshot and the DRM scan-out.
+        .target(name: "KioskRendering", dependencies: ["KioskCore"], swiftSettings: pixelLoopsOptimised),
 
         // Thin C modules: one per C library, imported by exactly one Swift module each.
         .systemLibrary(
@@ -38,7 +43,9 @@ let package = Package(
             providers: [.apt(["libdrm-dev"])]),
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation (libexif), PNG (libspng), the image folder.
-        .target(name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG", "CEXIF"]),
+        .target(
+            name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG", "CEXIF"],
+            swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "CDRM"]),

@@ -42,7 +42,6 @@ final class DecodeWorker: @unchecked Sendable {
     private let state = Mutex(State())
     private let wake: EventCounter
     private let ready: EventCounter
-    private var thread = pthread_t()
 
     /// Poll this for POLLIN: finished pictures are waiting.
     var readyFD: Int32 { ready.fd }
@@ -56,6 +55,7 @@ final class DecodeWorker: @unchecked Sendable {
         wake = try EventCounter(nonBlocking: false)
         ready = try EventCounter(nonBlocking: true)
         let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
             let worker = Unmanaged<DecodeWorker>.fromOpaque(context!).takeRetainedValue()
             worker.work()
@@ -65,13 +65,16 @@ final class DecodeWorker: @unchecked Sendable {
             Unmanaged<DecodeWorker>.fromOpaque(context).release()
             throw .system(call: "pthread_create", errno: status)
         }
+        pthread_detach(thread)
     }
 
-    /// Stops after the picture in progress; its outcome is discarded.
+    /// Asks the thread to end after the picture in progress, without
+    /// waiting for it: a shutdown must not wait for a 50 Mpx decode on a slow
+    /// board. The thread holds its own reference, so it ends cleanly, or with
+    /// the process if that exits first.
     func stop() {
         state.withLock { $0.stopping = true }
         wake.signal()
-        pthread_join(thread, nil)
     }
 
     /// Replaces the list of pictures to decode, most urgent first. A path
