@@ -105,3 +105,33 @@ import Testing
         #expect(error?.setting == "exif_rotate")
     }
 }
+
+@Suite struct MotionAndCacheSettingTests {
+    @Test func motionDefaultsAreEightSecondsAndAnEasedSlide() throws {
+        var settings = KioskSettings()
+        #expect(settings.motion == { var m = MotionSettings(); m.interval = 8; m.transition = 0.45; m.easing = .easeInOut; return m }())
+        try settings.set("interval", to: .integer(20))
+        try settings.set("transition", to: .string("0.8"))
+        try settings.set("easing", to: .string("ease-out"))
+        #expect(settings.motion.interval == 20 && settings.motion.transition == 0.8 && settings.motion.easing == .easeOut)
+    }
+
+    @Test(arguments: [("interval", SettingValue.integer(0)), ("interval", .string("soon")), ("transition", .float(-1)),
+                      ("transition", .float(.nan)), ("easing", .string("bouncy")), ("cache_mb", .integer(0)),
+                      ("cache_mb", .string("lots"))])
+    func badMotionAndCacheValuesAreRefusedByName(_ name: String, _ value: SettingValue) {
+        var settings = KioskSettings()
+        let error = #expect(throws: SettingError.self) { try settings.set(name, to: value) }
+        #expect(error?.setting == name)
+        #expect(settings == KioskSettings())
+    }
+
+    @Test func cacheIsAutoOrWholeMegabytes() throws {
+        var settings = KioskSettings()
+        #expect(settings.cacheMegabytes == nil)
+        try settings.set("cache_mb", to: .integer(48))
+        #expect(settings.cacheMegabytes == 48)
+        try settings.set("cache_mb", to: .string("auto"))
+        #expect(settings.cacheMegabytes == nil)
+    }
+}

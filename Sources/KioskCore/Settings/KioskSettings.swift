@@ -28,6 +28,19 @@ public struct DisplaySettings: Hashable, Sendable {
     public init() {}
 }
 
+/// How the show moves: rest, then an eased slide to the next picture.
+/// Parsed and checked now; the running show's run loop (next issue) is what
+/// will apply them, so they are not in the README or example config yet.
+public struct MotionSettings: Hashable, Sendable {
+    /// Seconds of rest on each picture before auto-advance.
+    public var interval: Double = 8
+    /// Seconds a slide from one picture to the next takes.
+    public var transition: Double = 0.45
+    public var easing: Easing = .easeInOut
+
+    public init() {}
+}
+
 /// A value from the config file or the command line, before it is checked.
 public enum SettingValue: Hashable, Sendable {
     case string(String)
@@ -60,13 +73,14 @@ public struct KioskSettings: Hashable, Sendable {
     /// The decoded-picture cache's budget in MiB; nil (`"auto"`) derives it
     /// from the slot size (see ``PreloadPlan/defaultBudget(_:)``).
     public var cacheMegabytes: Int? = nil
+    public var motion = MotionSettings()
 
     public init() {}
 
     /// The settings a config file may contain.
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
-        "exif_rotate", "cache_mb",
+        "exif_rotate", "cache_mb", "interval", "transition", "easing",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -114,6 +128,15 @@ public struct KioskSettings: Hashable, Sendable {
             default:
                 throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or whole MiB from 1 to 65536")
             }
+        case "interval":
+            motion.interval = try Self.seconds(name, value, range: 0.1...86_400)
+        case "transition":
+            motion.transition = try Self.seconds(name, value, range: 0.01...60)
+        case "easing":
+            guard let easing = Easing(rawValue: value.written) else {
+                throw SettingError(setting: name, value: value.written, reason: "expected linear, ease-in-out or ease-out")
+            }
+            motion.easing = easing
         case "rotation":
             guard let rotation = Rotation(parsing: value.written) else {
                 throw SettingError(setting: name, value: value.written, reason: "expected 0, 90, 180 or 270")
@@ -131,6 +154,24 @@ public struct KioskSettings: Hashable, Sendable {
             throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or a name like \"\(example)\"")
         }
         return text == "auto" ? nil : text
+    }
+
+    private static func seconds(
+        _ name: String, _ value: SettingValue, range: ClosedRange<Double>
+    ) throws(SettingError) -> Double {
+        let seconds: Double?
+        switch value {
+        case .integer(let i): seconds = Double(i)
+        case .float(let f): seconds = f
+        case .string(let text): seconds = Double(text)
+        case .boolean: seconds = nil
+        }
+        guard let seconds, range.contains(seconds) else {
+            throw SettingError(
+                setting: name, value: value.written,
+                reason: "expected seconds from \(range.lowerBound) to \(Int(range.upperBound)), e.g. 8 or 0.45")
+        }
+        return seconds
     }
 
     private static func length(_ name: String, _ value: SettingValue) throws(SettingError) -> Length {
