@@ -54,6 +54,9 @@ public struct StripMotion: Sendable, Equatable {
         return (d * easing.slope(s) + carried * (3 * s * s - 4 * s + 1)) / slideDuration
     }
 
+    /// When the current slide ends (or ended): the strip rests from then on.
+    public var restTime: Double { startTime + slideDuration }
+
     /// True once the slide has ended and the strip is still.
     public func isAtRest(at time: Double) -> Bool {
         (start == target && startVelocity == 0) || time >= startTime + slideDuration
@@ -74,6 +77,14 @@ public struct StripMotion: Sendable, Equatable {
         let limit = easing.overshootFreeCarry * abs(d)
         if v * d > 0, length * abs(v) > limit { length = limit / abs(v) }
         slideDuration = max(length, 1e-3)
+    }
+
+    /// Renumbers the strip's slots: the same motion, `delta` slots along.
+    /// Used when the playlist shrinks and the slot of the centred picture
+    /// changes number but not place.
+    public mutating func shift(by delta: Double) {
+        start += delta
+        target += delta
     }
 
     private func fraction(at time: Double) -> Double { max(0, (time - startTime) / slideDuration) }

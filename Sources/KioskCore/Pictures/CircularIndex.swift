@@ -16,3 +16,19 @@ public struct CircularIndex: Hashable, Sendable {
         return r >= 0 ? r : r + count
     }
 }
+
+extension CircularIndex {
+    /// When item `removed` leaves the playlist, the slot that shows what slot
+    /// `slot` showed, numbered for the shorter playlist: the centred picture
+    /// stays centred when a file before it drops out. If the removed item is
+    /// the one in `slot`, the picture after it takes its place.
+    ///
+    /// Slot `k = lap N + c` (with `0 <= c < N`) becomes `lap (N - 1) + c'`,
+    /// where `c' = c - 1` if the removed item came before `c`, else `c`.
+    public func slotKeepingItem(atSlot slot: Int, afterRemoving removed: Int) -> Int {
+        precondition((0..<count).contains(removed))
+        guard count > 1, let item = item(forSlot: slot) else { return slot }
+        let lap = (slot - item) / count
+        return lap * (count - 1) + (removed < item ? item - 1 : item)
+    }
+}
