@@ -25,11 +25,23 @@ public struct FrameRenderer: Sendable {
         into surface: PixelSurface, position: Double, playlist: CircularIndex, scratch: inout RasterImage,
         picture: (Int) -> RasterImage?
     ) {
+        var fresh = BufferContents()
+        draw(into: surface, position: position, playlist: playlist, contents: &fresh, scratch: &scratch, picture: picture)
+    }
+
+    /// Draws into a buffer that holds an earlier frame, described by
+    /// `contents` (see ``StripCompositor/compose(into:position:playlist:contents:picture:)``).
+    /// Rotated frames are turned whole, so they redraw every pixel.
+    public func draw(
+        into surface: PixelSurface, position: Double, playlist: CircularIndex, contents: inout BufferContents,
+        scratch: inout RasterImage, picture: (Int) -> RasterImage?
+    ) {
         precondition(surface.size == panel, "surface \(surface.size) is not the panel \(panel)")
         if rotation == .none {
-            compositor.compose(into: surface, position: position, playlist: playlist, picture: picture)
+            compositor.compose(into: surface, position: position, playlist: playlist, contents: &contents, picture: picture)
             return
         }
+        contents = BufferContents()
         if scratch.size != compositor.geometry.screen {
             scratch = RasterImage(size: compositor.geometry.screen, filledWith: compositor.background)
         }

@@ -24,16 +24,44 @@ public struct StripCompositor: Sendable {
         into surface: PixelSurface, position: Double, playlist: CircularIndex,
         picture: (Int) -> RasterImage?
     ) {
+        var fresh = BufferContents()
+        compose(into: surface, position: position, playlist: playlist, contents: &fresh, picture: picture)
+    }
+
+    /// Composes into a buffer that already holds an earlier frame (the
+    /// display's back buffer), described by `contents`: rows that were
+    /// background there and are background now are left alone. With
+    /// letterboxed pictures on a wide screen that skips the bands above and
+    /// below the strip during a slide. `contents` is updated for next time.
+    public func compose(
+        into surface: PixelSurface, position: Double, playlist: CircularIndex,
+        contents: inout BufferContents, picture: (Int) -> RasterImage?
+    ) {
         precondition(surface.size == geometry.screen, "surface \(surface.size) is not the screen \(geometry.screen)")
         let placed = geometry.visibleSlots(at: position).compactMap { slot -> PlacedPicture? in
             guard let item = playlist.item(forSlot: slot.index), let image = picture(item) else { return nil }
             return PlacedPicture(slot: slot, image: image)
         }
+        var pictureRows: Range<Int>?
+        for rows in placed.compactMap(\.rows) { pictureRows = pictureRows?.spanning(rows) ?? rows }
+        let rows: Range<Int>
+        if contents.isComplete && contents.background == background {
+            switch (contents.pictureRows, pictureRows) {
+            case (nil, nil): rows = 0..<0
+            case (let old?, nil): rows = old
+            case (nil, let new?): rows = new
+            case (let old?, let new?): rows = old.spanning(new)
+            }
+        } else {
+            rows = 0..<geometry.screen.height
+        }
+        contents = BufferContents(pictureRows: pictureRows, background: background)
+
         // Row by row: background up to each picture, the picture's row, the
         // background after it. Each pixel is written once.
         let fill = background.xrgb
         let width = geometry.screen.width
-        for y in 0..<geometry.screen.height {
+        for y in rows {
             let row = surface.row(y)
             var x = 0
             for picture in placed {
@@ -46,6 +74,32 @@ public struct StripCompositor: Sendable {
             }
             if x < width { (row + x).update(repeating: fill, count: width - x) }
         }
+    }
+}
+
+/// What a frame buffer holds from the last frame composed into it: the
+/// compositor's memory of one buffer, kept by whoever owns the buffer.
+public struct BufferContents: Sendable, Equatable {
+    /// The rows any picture covered; nil when none did.
+    public fileprivate(set) var pictureRows: Range<Int>?
+    /// The colour everything else was filled with; nil until a whole frame
+    /// has been composed into the buffer.
+    public fileprivate(set) var background: RGBColor?
+
+    /// A buffer with unknown contents: the next frame draws every row.
+    public init() {}
+
+    fileprivate init(pictureRows: Range<Int>?, background: RGBColor) {
+        self.pictureRows = pictureRows
+        self.background = background
+    }
+
+    var isComplete: Bool { background != nil }
+}
+
+extension Range where Bound == Int {
+    fileprivate func spanning(_ other: Range<Int>) -> Range<Int> {
+        Swift.min(lowerBound, other.lowerBound)..<Swift.max(upperBound, other.upperBound)
     }
 }
 
@@ -62,6 +116,13 @@ private struct PlacedPicture {
         self.x = slot.x + offset.x
         self.y = slot.y + offset.y
         self.slot = slot
+    }
+
+    /// The screen rows this picture covers, clipped to the screen and its slot.
+    var rows: Range<Int>? {
+        let top = max(0, y, slot.y)
+        let bottom = min(slot.y + slot.size.height, y + image.height)
+        return top < bottom ? top..<bottom : nil
     }
 
     /// The part of row `screenY` this picture covers, clipped to the screen

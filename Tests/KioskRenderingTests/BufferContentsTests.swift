@@ -1,0 +1,63 @@
+import KioskCore
+import KioskRendering
+import Testing
+
+/// Frames composed into the display's two alternating buffers, which still
+/// hold the frame before last, must equal frames composed from scratch.
+@Suite struct BufferContentsTests {
+    let geometry = try! CarouselGeometry(
+        screen: PixelSize(width: 320, height: 180), slotWidth: 200, slotHeight: 180, spacing: 10)
+
+    /// Letterboxed pictures of different heights, one of them not decoded
+    /// yet in some frames, during a slide with a wrap and a reversal.
+    @Test func reusedBuffersMatchFreshFrames() {
+        let wide = RasterImage(size: PixelSize(width: 200, height: 100), filledWith: red)
+        let square = RasterImage(size: PixelSize(width: 150, height: 150), filledWith: green)
+        let low = RasterImage(size: PixelSize(width: 200, height: 40), filledWith: blue)
+        let compositor = StripCompositor(geometry: geometry, background: grey)
+        var buffers = [RasterImage](repeating: RasterImage(size: geometry.screen, filledWith: .black), count: 2)
+        var contents = [BufferContents(), BufferContents()]
+        let positions = [0, 0.1, 0.35, 0.6, 0.9, 1, 1.2, 1.7, 2.4, 2.9, 3, 2.5, 1.5, 0.2, -0.4, -1, -1]
+        for (frame, position) in positions.enumerated() {
+            // The square picture is "still decoding" for the first frames.
+            let pictures: [RasterImage?] = [wide, frame < 6 ? nil : square, low]
+            let back = frame % 2
+            buffers[back].withSurface { surface in
+                compositor.compose(
+                    into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents[back]
+                ) { pictures[$0] }
+            }
+            var fresh = RasterImage(size: geometry.screen, filledWith: RGBColor(red: 9, green: 9, blue: 9))
+            fresh.withSurface { surface in
+                compositor.compose(into: surface, position: position, playlist: CircularIndex(count: 3)) { pictures[$0] }
+            }
+            #expect(buffers[back].pixels == fresh.pixels, "frame \(frame) at \(position)")
+        }
+    }
+
+    /// The bands above and below letterboxed pictures are not rewritten
+    /// while the strip slides: the saving the display path relies on.
+    @Test func backgroundBandsAreLeftAloneInAReusedBuffer() {
+        let wide = RasterImage(size: PixelSize(width: 200, height: 100), filledWith: red)
+        let compositor = StripCompositor(geometry: geometry, background: grey)
+        var buffer = RasterImage(size: geometry.screen, filledWith: .black)
+        var contents = BufferContents()
+        buffer.withSurface {
+            compositor.compose(into: $0, position: 0, playlist: CircularIndex(count: 1), contents: &contents) { _ in wide }
+        }
+        #expect(contents.pictureRows == 40..<140)
+        #expect(colour(buffer, 5, 10) == grey)
+        // Something scribbles on a band row; the next frame does not draw it.
+        buffer[5, 10] = 0x00FF_00FF
+        buffer.withSurface {
+            compositor.compose(into: $0, position: 0.5, playlist: CircularIndex(count: 1), contents: &contents) { _ in wide }
+        }
+        #expect(buffer[5, 10] == 0x00FF_00FF)
+        // A fresh BufferContents (unknown buffer) redraws everything.
+        var unknown = BufferContents()
+        buffer.withSurface {
+            compositor.compose(into: $0, position: 0.5, playlist: CircularIndex(count: 1), contents: &unknown) { _ in wide }
+        }
+        #expect(colour(buffer, 5, 10) == grey)
+    }
+}
