@@ -18,18 +18,25 @@ public final class KMSOutput {
     public let connectorName: String
     public let mode: DisplayMode
     public var size: PixelSize { mode.size }
-    /// One display refresh: no two presents closer than this, even on drivers
-    /// (bochs) that complete flips at once with no real vblank.
-    public var refreshPeriod: Duration { .nanoseconds(Int64(1e9 / mode.refreshRate)) }
+    /// One display refresh in seconds: no two presents closer than this, even
+    /// on drivers (bochs) that complete flips at once with no real vblank.
+    public var refreshPeriod: Double { 1 / mode.refreshRate }
 
     private let connectorID: UInt32
     private let crtc: UInt32
     private var rawMode: drmModeModeInfo
     private var buffers: [DumbBuffer]
+    /// What each buffer holds from the last frame drawn into it.
+    private var contents = [BufferContents(), BufferContents()]
     private var front = 0
     private var saved: UnsafeMutablePointer<drmModeCrtc>?
     private var started = false
-    private var lastPresent: ContinuousClock.Instant?
+    private var lastPresent: Double?
+    /// When each completed flip reached the screen (the event's vblank time),
+    /// collected by ``handleEvents()``.
+    private var flipsShown: [Double] = []
+    /// The last vblank a flip completed on: the phase of the refresh grid.
+    private var lastVblank: Double?
     private var pageFlipWorks = true
     private var dirtyFBWorks = true
 
@@ -59,17 +66,29 @@ public final class KMSOutput {
     }
 
     /// The earliest time the next frame may be presented.
-    public var nextPresentAllowed: ContinuousClock.Instant? { lastPresent.map { $0 + refreshPeriod } }
+    public var nextPresentAllowed: Double? { lastPresent.map { $0 + refreshPeriod } }
+
+    /// When a frame presented at `now` should reach the screen: the first
+    /// refresh after `now` on the grid of the last flip's vblank time.
+    public func nextRefresh(after now: Double) -> Double {
+        guard let vblank = lastVblank, vblank <= now else { return now }
+        var refresh = ((now - vblank) / refreshPeriod).rounded(.down) + 1
+        while vblank + refresh * refreshPeriod <= now { refresh += 1 }
+        return vblank + refresh * refreshPeriod
+    }
 
     /// Draws a frame into the buffer not on screen and shows it: the first
     /// time by setting the mode (`drmModeSetCrtc`), then by a page flip
     /// (`drmModePageFlip` with an event). Drivers that cannot flip get
     /// `drmModeSetCrtc` plus `drmModeDirtyFB` instead.
-    public func present(_ draw: (PixelSurface) -> Void) throws(DRMError) {
+    ///
+    /// `draw` gets the buffer's memory and what it holds from the frame
+    /// drawn into it before (see ``BufferContents``).
+    public func present(_ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
         precondition(!flipPending, "present while a flip is pending would draw into the scanned-out buffer")
         let back = started ? 1 - front : 0
-        draw(buffers[back].surface)
-        lastPresent = .now
+        draw(buffers[back].surface, &contents[back])
+        lastPresent = MonotonicClock.now()
         if !started {
             try setCRTC(buffers[back])
             started = true
@@ -96,15 +115,25 @@ public final class KMSOutput {
         }
     }
 
-    /// Reads pending DRM events (call when the card's fd is readable).
-    public func handleEvents() {
+    /// Reads pending DRM events (call when the card's fd is readable) and
+    /// returns when each completed flip reached the screen, in
+    /// ``MonotonicClock`` seconds.
+    @discardableResult
+    public func handleEvents() -> [Double] {
         var context = drmEventContext()
         context.version = 2
-        context.page_flip_handler = { _, _, _, _, userData in
+        context.page_flip_handler = { _, _, seconds, microseconds, userData in
             guard let userData else { return }
-            Unmanaged<KMSOutput>.fromOpaque(userData).takeUnretainedValue().flipPending = false
+            let output = Unmanaged<KMSOutput>.fromOpaque(userData).takeUnretainedValue()
+            output.flipPending = false
+            // DRM stamps events with CLOCK_MONOTONIC (DRM_CAP_TIMESTAMP_MONOTONIC, on since Linux 3.x).
+            let shown = Double(seconds) + Double(microseconds) / 1e6
+            output.flipsShown.append(shown)
+            output.lastVblank = shown
         }
         drmHandleEvent(card.fd, &context)
+        defer { flipsShown = [] }
+        return flipsShown
     }
 
     /// Waits (at most `timeout`) for a pending flip to complete.

@@ -16,8 +16,8 @@ import Glibc
 struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
-        abstract: "Measure the image pipeline: decode speed against bare TurboJPEG, and peak memory over many photos.",
-        subcommands: [Figures.self, Cycle.self], defaultSubcommand: Figures.self)
+        abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU.",
+        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self], defaultSubcommand: Figures.self)
 }
 
 /// The slot the issue names: 70% of a 1920x1080 screen.
@@ -38,12 +38,15 @@ struct Figures: ParsableCommand {
 
     func run() throws {
         try decodeFigures(rounds: rounds)
+        composeFigures(rounds: rounds * 5)
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
-        // A fresh process, so the peak is the show's alone, not the generator's.
-        fflush(nil)
-    let status = spawnSelf(["cycle", dir, "--steps", "\(pictures)"])
-        if status != 0 { throw ExitCode(status) }
+        // Fresh processes, so each figure is the show's alone, not the generator's.
+        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir]] {
+            fflush(nil)
+            let status = waitForExit(spawnSelf(arguments))
+            if status != 0 { throw ExitCode(status) }
+        }
     }
 }
 
@@ -69,6 +72,130 @@ struct Cycle: ParsableCommand {
         print("cache_peak_mb \(format(Double(result.peakCachedBytes) / 1_048_576)) MB")
         print("peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB")
     }
+}
+
+/// The running show, headless at 1920x1080 and 60 Hz, sliding 100 times
+/// back to back (0.45 s slides, the shortest rest) through 24 Mpx photos, so
+/// the decoder works on the next photo while frames are composed.
+struct Slides: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "slides", abstract: "Run 100 slides headless and print dropped_frames.")
+
+    @Argument var folder: String
+    @Option var count = 100
+
+    func run() throws {
+        keepPictureBuffersOutOfTheHeap()
+        var settings = KioskSettings()
+        settings.images = folder
+        settings.display.target = .headless
+        settings.motion.interval = 0.1
+        let start = ContinuousClock.now
+        let stats = try DisplayJob(settings: settings, index: 0, log: { _ in }).run {
+            $0.slides >= count && $0.atRest
+        }
+        print("slides_run \(stats.slides) slides, \(stats.framesShown) frames in "
+            + "\(format((ContinuousClock.now - start) / .seconds(1))) s")
+        print("dropped_frames \(stats.refreshesMissed) frames")
+    }
+}
+
+/// The show at rest, headless, until SIGTERM: the parent measures its CPU time.
+struct Rest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rest", abstract: "Measure idle_cpu_percent: the show resting on a picture for 10 s.")
+
+    @Argument var folder: String
+    @Flag(help: "Be the resting show (the child the measurement watches).") var child = false
+
+    func run() throws {
+        if child {
+            blockShutdownSignals()
+            keepPictureBuffersOutOfTheHeap()
+            var settings = KioskSettings()
+            settings.images = folder
+            settings.display.target = .headless
+            settings.motion.interval = 3600
+            try DisplayJob(settings: settings, index: 0, log: { _ in }).run()
+            return
+        }
+        let pid = spawnSelf(["rest", folder, "--child"])
+        // Let it start and decode the neighbourhood (about half a second), then measure.
+        sleep(5)
+        let before = cpuTicks(of: pid)
+        let start = ContinuousClock.now
+        sleep(10)
+        let ticks = cpuTicks(of: pid) - before
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        kill(pid, SIGTERM)
+        let status = waitForExit(pid)
+        let percent = Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))) / seconds * 100
+        print("idle_cpu_percent \(format(percent)) % (\(ticks) ticks in \(format(seconds)) s)")
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// User plus system CPU time of a process, in clock ticks (/proc/PID/stat
+/// fields 14 and 15, counted after the parenthesised command name).
+func cpuTicks(of pid: pid_t) -> Int {
+    let fd = open("/proc/\(pid)/stat", O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 4096)
+    let n = read(fd, &bytes, bytes.count)
+    let text = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
+    guard let close = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // fields[0] is field 3 (state): utime is field 14, stime 15.
+    guard fields.count > 12 else { return 0 }
+    return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+}
+
+// MARK: - compose_ratio_vs_memcpy
+
+/// One 1920x1080 frame mid-slide (three to four partly visible pictures,
+/// each prescaled to its slot as the show keeps them) against one `memcpy`
+/// of a whole frame, both timed in this run. Composed the way the display
+/// does it: into two alternating buffers that keep their last frame.
+func composeFigures(rounds: Int) {
+    let screen = PixelSize(width: 1920, height: 1080)
+    let geometry = try! CarouselGeometry(screen: screen, settings: LayoutSettings())
+    let compositor = StripCompositor(geometry: geometry, background: .black)
+    // 3:2 photos in a 1344x1080 slot: 1344x896, letterboxed as most are.
+    let pictures = (0..<4).map { GeneratedPictures.photo(aspectFitSize(of: photoSize, in: geometry.slotSize), variant: $0) }
+    let playlist = CircularIndex(count: pictures.count)
+    var buffers = [RasterImage](repeating: RasterImage(size: screen, filledWith: .black), count: 2)
+    var contents = [BufferContents(), BufferContents()]
+    let bytes = screen.pixelCount * 4
+    let source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    let target = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    defer { source.deallocate(); target.deallocate() }
+    memset(source, 0x5A, bytes)
+    memset(target, 0, bytes)
+    print("compose_visible_pictures \(geometry.visibleSlots(at: 0.37).count) pictures at position 0.37")
+    var compose: [Double] = [], full: [Double] = [], copy: [Double] = []
+    for round in 0..<rounds {
+        // Positions along a slide, as consecutive frames would have them.
+        let position = 0.3 + 0.4 * Double(round) / Double(rounds)
+        let back = round % 2
+        compose.append(try! time {
+            buffers[back].withSurface { surface in
+                compositor.compose(into: surface, position: position, playlist: playlist, contents: &contents[back]) {
+                    pictures[$0]
+                }
+            }
+        })
+        full.append(try! time {
+            buffers[back].withSurface { surface in
+                compositor.compose(into: surface, position: position, playlist: playlist) { pictures[$0] }
+            }
+        })
+        copy.append(try! time { memcpy(target, source, bytes) })
+    }
+    print("compose_ratio_vs_memcpy \(format(median(compose) / median(copy))) x")
+    print("compose_every_row_ratio_vs_memcpy \(format(median(full) / median(copy))) x")
+    print("compose_1080p_ms \(format(median(compose))) ms")
+    print("memcpy_1080p_ms \(format(median(copy))) ms")
 }
 
 // MARK: - decode_ratio_vs_turbojpeg
@@ -174,13 +301,19 @@ func residentKiB(_ field: String) -> Int {
     return fields.count > 1 ? Int(fields[1]) ?? 0 : 0
 }
 
-/// Runs this executable again with `arguments`, sharing stdout; returns its exit status.
-func spawnSelf(_ arguments: [String]) -> Int32 {
+/// Starts this executable again with `arguments`, sharing stdout; returns its pid (-1 if it could not start).
+func spawnSelf(_ arguments: [String]) -> pid_t {
     let path = "/proc/self/exe"
     let argv = (["kioskd-bench"] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    guard posix_spawn(&pid, path, nil, nil, argv, environ) == 0 else { return 127 }
+    guard posix_spawn(&pid, path, nil, nil, argv, environ) == 0 else { return -1 }
+    return pid
+}
+
+/// Waits for a child; its exit status, or 128 + the signal that ended it.
+func waitForExit(_ pid: pid_t) -> Int32 {
+    guard pid > 0 else { return 127 }
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

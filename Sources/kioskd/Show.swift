@@ -6,7 +6,10 @@ import KioskCore
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the show on a display (the default).",
-        discussion: "Runs until SIGTERM or SIGINT, then restores the console and exits 0.")
+        discussion: """
+            Rests on each picture for --interval seconds, then slides to the next, in an endless loop. \
+            Runs until SIGTERM or SIGINT, then restores the console and exits 0.
+            """)
 
     @OptionGroup var layout: LayoutOptions
 
@@ -19,8 +22,26 @@ struct Show: ParsableCommand {
     @Option(help: ArgumentHelp("auto (the screen's preferred mode), 1920x1080 or 1920x1080@60.", valueName: "m"))
     var mode: String?
 
+    @Option(help: ArgumentHelp("drm (a real screen) or headless (in memory at 60 Hz, for trying kioskd without a free display).", valueName: "d"))
+    var display: String?
+
+    @Option(help: ArgumentHelp("The headless screen's size. Default 1920x1080.", valueName: "wxh"))
+    var size: String?
+
+    @Option(help: ArgumentHelp("Seconds on each picture before sliding to the next. Default 8.", valueName: "s"))
+    var interval: String?
+
+    @Option(help: ArgumentHelp("Seconds a slide takes. Default 0.45.", valueName: "s"))
+    var transition: String?
+
+    @Option(help: ArgumentHelp("How a slide speeds up and settles: ease-in-out (default), ease-out or linear.", valueName: "curve"))
+    var easing: String?
+
     @Option(help: "The picture to start with (0 is the first file).")
     var index: Int = 0
+
+    @Flag(help: "Log every picture the show comes to rest on.")
+    var verbose = false
 
     @Flag(help: "List the cards, connectors and modes, then exit.")
     var listOutputs = false
@@ -32,12 +53,15 @@ struct Show: ParsableCommand {
         }
         let settings: KioskSettings
         do {
-            settings = try layout.settings(extra: [("device", device), ("connector", connector), ("mode", mode)])
+            settings = try layout.settings(extra: [
+                ("device", device), ("connector", connector), ("mode", mode), ("display", display), ("size", size),
+                ("interval", interval), ("transition", transition), ("easing", easing),
+            ])
         } catch {
             fail("\(error)")
         }
         do {
-            try DisplayJob(settings: settings, position: Double(index), log: log).run()
+            try DisplayJob(settings: settings, index: index, verbose: verbose, log: log).run()
         } catch {
             fail("\(error)")
         }

@@ -75,5 +75,7 @@ func configFile(_ text: String) throws -> String {
         let settings = try loadSettings(configPath: path, flags: [])
         #expect(settings.images == "/var/lib/kioskd/pictures")
         #expect(settings.layout == LayoutSettings())   // the example spells out the defaults
+        #expect(settings.motion == MotionSettings())
+        #expect(settings.display == DisplaySettings())
     }
 }

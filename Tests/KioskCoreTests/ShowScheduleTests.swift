@@ -72,6 +72,8 @@ import Testing
             var show = ShowSchedule(at: 0, pictureCount: count, settings: settings, now: 0)
             let advanced9 = show.advanceIfDue(at: 100)
             #expect(!advanced9)
+            // The deadline moves on, so a run loop never spins on it.
+            #expect(show.nextAdvance == 108)
             show.apply(.next, at: 101)
             show.apply(.previous, at: 102)
             #expect(show.target == 0 && !show.isMoving(at: 102.1))

@@ -24,14 +24,7 @@ public struct PictureCycleJob {
     }
 
     public func run(steps: Int) throws(DisplayJobError) -> Result {
-        let layout: ShowLayout
-        let folder: ImageFolder
-        do {
-            layout = try ShowLayout(settings: settings, screen: screen)
-            folder = try ImageFolder(settings: settings)
-        } catch {
-            throw .setup(error)
-        }
+        let (layout, folder) = try DisplayJob.prepare(settings, panel: screen)
         let worker = try DecodeWorker(loader: PictureLoader(settings: settings), slot: layout.geometry.slotSize)
         defer { worker.stop() }
         var show = ShowOnScreen(pictures: ShowPictures(playlist: folder.pictures, layout: layout), layout: layout, position: 0)

@@ -37,6 +37,9 @@ struct ShowOnScreen {
         var onScreen = false
         /// Files left the playlist: the worker needs a new list.
         var playlist = false
+        /// The items that left, in order, each numbered in the playlist as
+        /// it was just before it left.
+        var removed: [Int] = []
     }
 
     mutating func take(_ outcomes: [DecodeOutcome]) -> Change {
@@ -50,8 +53,9 @@ struct ShowOnScreen {
                 }
             case .discarded:
                 break
-            case .dropped(let line):
+            case .dropped(let line, let item):
                 change.log.append(line)
+                change.removed.append(item)
                 change.onScreen = true
                 change.playlist = true
             }

@@ -38,8 +38,9 @@ struct ShowPictures {
         case stored
         /// Finished, but the show no longer wants it (it moved on).
         case discarded
-        /// The file failed and left the playlist; the line to log.
-        case dropped(String)
+        /// The file failed and left the playlist: the line to log, and the
+        /// item it was (later items move down by one).
+        case dropped(String, item: Int)
     }
 
     mutating func accept(_ outcome: DecodeOutcome) -> Change {
@@ -49,7 +50,7 @@ struct ShowPictures {
         case .failed(let error):
             guard let index = playlist.firstIndex(of: error.path) else { return .discarded }
             playlist.remove(at: index)
-            return .dropped("skipping \(error)")
+            return .dropped("skipping \(error)", item: index)
         }
     }
 
@@ -62,7 +63,7 @@ struct ShowPictures {
             switch accept(loader.outcome(of: path, fittedTo: slot)) {
             case .stored: continue
             case .discarded: return log   // cannot happen: planned within the budget
-            case .dropped(let line): log.append(line)
+            case .dropped(let line, _): log.append(line)
             }
         }
         return log

@@ -14,8 +14,20 @@ public struct LayoutSettings: Hashable, Sendable {
     public init() {}
 }
 
+/// Where the show's frames go.
+public enum DisplayTarget: String, Sendable, Hashable {
+    /// A real screen through DRM/KMS.
+    case drm
+    /// An in-memory screen refreshed at 60 Hz: for trying the daemon where no
+    /// display is free, and for tests. Everything but the scan-out is the same.
+    case headless
+}
+
 /// Which display the show runs on, as the operator wrote it.
 public struct DisplaySettings: Hashable, Sendable {
+    public var target: DisplayTarget = .drm
+    /// The headless screen's size (`size`); DRM screens use ``mode``.
+    public var headlessSize = PixelSize(width: 1920, height: 1080)
     /// A DRM card such as `/dev/dri/card1`; nil (`"auto"`) is the first card
     /// with a connected connector.
     public var device: String? = nil
@@ -28,9 +40,8 @@ public struct DisplaySettings: Hashable, Sendable {
     public init() {}
 }
 
-/// How the show moves: rest, then an eased slide to the next picture.
-/// Parsed and checked now; the running show's run loop (next issue) is what
-/// will apply them, so they are not in the README or example config yet.
+/// How the show moves: rest, then an eased slide to the next picture
+/// (see ``ShowSchedule``).
 public struct MotionSettings: Hashable, Sendable {
     /// Seconds of rest on each picture before auto-advance.
     public var interval: Double = 8
@@ -80,7 +91,7 @@ public struct KioskSettings: Hashable, Sendable {
     /// The settings a config file may contain.
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
-        "exif_rotate", "cache_mb", "interval", "transition", "easing",
+        "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -137,6 +148,18 @@ public struct KioskSettings: Hashable, Sendable {
                 throw SettingError(setting: name, value: value.written, reason: "expected linear, ease-in-out or ease-out")
             }
             motion.easing = easing
+        case "display":
+            guard let target = DisplayTarget(rawValue: value.written) else {
+                throw SettingError(setting: name, value: value.written, reason: "expected drm or headless")
+            }
+            display.target = target
+        case "size":
+            guard case .string(let text) = value, let size = PixelSize(parsing: text),
+                  size.width <= 8192, size.height <= 8192 else {
+                throw SettingError(
+                    setting: name, value: value.written, reason: "expected WIDTHxHEIGHT up to 8192x8192, e.g. \"1280x720\"")
+            }
+            display.headlessSize = size
         case "rotation":
             guard let rotation = Rotation(parsing: value.written) else {
                 throw SettingError(setting: name, value: value.written, reason: "expected 0, 90, 180 or 270")

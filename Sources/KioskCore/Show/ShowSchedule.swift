@@ -69,7 +69,12 @@ public struct ShowSchedule: Sendable, Equatable {
 
     /// Starts the automatic slide if its time has come; true if it did.
     public mutating func advanceIfDue(at now: Double) -> Bool {
-        guard let due = nextAdvance, now >= due, pictureCount >= 2 else { return false }
+        guard let due = nextAdvance, now >= due else { return false }
+        guard pictureCount >= 2 else {
+            // Nothing to slide to: wait another interval (the playlist may grow).
+            nextAdvance = now + interval
+            return false
+        }
         move(by: 1, at: now)
         return true
     }

@@ -1,0 +1,17 @@
+import DRMOutput
+import KioskCore
+import KioskRendering
+
+/// A DRM output as the show's screen.
+extension KMSOutput: ShowScreen {
+    var panelSize: PixelSize { size }
+    var eventFD: Int32 { card.fd }
+
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError) {
+        do { try present(draw) } catch { throw .display(error) }
+    }
+
+    func handleEvents(at now: Double) -> [Double] { handleEvents() }
+
+    var summary: String { "\(card.path) (\(card.driverName)) \(connectorName) \(mode)" }
+}

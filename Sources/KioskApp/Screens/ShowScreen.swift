@@ -1,0 +1,30 @@
+import KioskCore
+import KioskRendering
+
+/// Where the show's frames go: a DRM output (``KMSOutput``) or the headless
+/// framebuffer (``HeadlessScreen``). The show treats both alike: present a
+/// frame, wait for its flip, present the next; so headless runs exercise the
+/// same pacing and drawing as the display.
+///
+/// Times are ``MonotonicClock`` seconds.
+protocol ShowScreen: AnyObject {
+    /// The panel's size as scanned out (before rotation).
+    var panelSize: PixelSize { get }
+    /// Seconds between refreshes.
+    var refreshPeriod: Double { get }
+    /// Readable when a flip has completed: the run loop then calls ``handleEvents(at:)``.
+    var eventFD: Int32 { get }
+    /// True from a present until its flip completes: no drawing meanwhile.
+    var flipPending: Bool { get }
+    /// The earliest time the next present may happen, for screens that
+    /// complete flips at once (bochs); nil when flips pace themselves.
+    var nextPresentAllowed: Double? { get }
+    /// When a frame presented at `now` will reach the screen.
+    func nextRefresh(after now: Double) -> Double
+    /// Draws a frame into the buffer not on screen and queues it.
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError)
+    /// Takes completed flips; returns when each one reached the screen.
+    func handleEvents(at now: Double) -> [Double]
+    /// A line for the log: which screen this is.
+    var summary: String { get }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import ImageCodecs
+@testable import KioskApp
+import KioskCore
+import KioskRendering
+import Testing
+
+/// Decodes each requested file at once, so a test can run the show on
+/// simulated time: no thread, no sleeping.
+final class InlineDecoder: PictureDecoder {
+    let loader: PictureLoader
+    let slot: PixelSize
+    private(set) var finished: [DecodeOutcome] = []
+    private var done: Set<String> = []
+
+    init(_ settings: KioskSettings, slot: PixelSize) {
+        loader = PictureLoader(settings: settings)
+        self.slot = slot
+    }
+
+    func request(_ paths: [String]) {
+        for path in paths where done.insert(path).inserted {
+            finished.append(loader.outcome(of: path, fittedTo: slot))
+        }
+    }
+
+    func takeFinished() -> [DecodeOutcome] {
+        defer { finished = [] }
+        return finished
+    }
+}
+
+final class LogLines { var lines: [String] = [] }
+
+/// The daemon's show on a headless screen, with time simulated: the run
+/// loop's job (deliver flips at their refresh, wake the show at its
+/// deadlines, hand over decoded pictures) done by stepping a clock.
+final class SimulatedShow {
+    let settings: KioskSettings
+    let screen: HeadlessScreen
+    let decoder: InlineDecoder
+    let show: RunningShow
+    private(set) var now = 0.0
+    /// Every frame that reached the screen: when, and the strip's position in it.
+    private(set) var frames: [(shownAt: Double, pixels: RasterImage)] = []
+
+    init(_ settings: KioskSettings, panel: PixelSize = PixelSize(width: 480, height: 270), startAt index: Int = 0) throws {
+        self.settings = settings
+        screen = try HeadlessScreen(panel: panel, vblankTimer: false, now: 0)
+        let (layout, folder) = try DisplayJob.prepare(settings, panel: panel)
+        decoder = InlineDecoder(settings, slot: layout.geometry.slotSize)
+        let lines = LogLines()
+        show = RunningShow(
+            screen: screen, layout: layout, playlist: folder.pictures, decoder: decoder, motion: settings.motion,
+            startAt: index, now: 0, logEachPicture: true) { lines.lines.append($0) }
+        logLines = lines
+    }
+    private let logLines: LogLines
+    var log: [String] { logLines.lines }
+
+    /// Runs the show until `end`, handling each event at its time.
+    func run(until end: Double) {
+        for _ in 0..<1_000_000 {
+            if !decoder.finished.isEmpty { show.picturesReady(at: now) }
+            show.update(at: now)
+            let next = [screen.pendingFlipTime, show.nextWakeUp(at: now)].compactMap { $0 }.min()
+            guard let next, next <= end else {
+                now = end
+                return
+            }
+            now = max(now, next)
+            if let flip = screen.pendingFlipTime, flip <= now {
+                show.screenEvents(at: now)
+                frames.append((now, screen.shown!))
+            }
+        }
+        Issue.record("the show never settled: a busy loop")
+    }
+
+    func command(_ command: ShowCommand) { show.command(command, at: now) }
+
+    /// What `kioskd snapshot` draws for the same settings at `position`.
+    func snapshot(at position: Double) throws -> RasterImage {
+        try SnapshotJob(settings: settings, screen: screen.panelSize, position: position).run().frame
+    }
+}
+
+func showSettings(_ folder: PictureFolder, interval: Double = 8, transition: Double = 0.45) -> KioskSettings {
+    var s = settings(folder)
+    s.motion.interval = interval
+    s.motion.transition = transition
+    return s
+}
+
+func fourColours() throws -> PictureFolder {
+    try PictureFolder([("a.png", flatPNG(red)), ("b.png", flatPNG(green)), ("c.png", flatPNG(blue)),
+                       ("d.png", flatPNG(yellow))])
+}
+
+@Suite struct RunningShowTests {
+    @Test func restsThenSlidesToTheNextPictureByItself() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder))
+        run.run(until: 7.9)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 0)).pixels)
+        // At rest nothing is drawn: the first frame, then only the timer.
+        let atRest = run.frames.count
+        #expect(atRest <= 2)
+        #expect(run.show.nextWakeUp(at: run.now) == 8)
+        run.run(until: 8.6)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+        #expect(run.show.centredItem == 1)
+        // One frame per refresh during the 0.45 s slide: 27 refreshes.
+        let slide = run.frames.count - atRest
+        #expect((26...28).contains(slide), "\(slide) frames")
+        #expect(run.show.statistics.refreshesMissed == 0)
+        let times = run.frames.suffix(slide).map(\.shownAt)
+        for (a, b) in zip(times, times.dropFirst()) { #expect(abs(b - a - 1.0 / 60) < 1e-9) }
+        #expect(run.log.contains("picture 1 in the centre: \(folder.path)/b.png"))
+    }
+
+    /// Mid-slide frames are exactly what the snapshot draws at the position
+    /// the strip has when the frame reaches the screen.
+    @Test func eachFrameShowsTheStripWhereItIsWhenTheFrameIsShown() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 1, transition: 0.5))
+        run.run(until: 1.3)
+        let (shownAt, pixels) = try #require(run.frames.last)
+        let position = run.show.schedule.position(at: shownAt)
+        #expect(position > 0.2 && position < 0.9)
+        #expect(pixels.pixels == (try run.snapshot(at: position)).pixels)
+    }
+
+    @Test func nextDuringASlideGoesOnToThePictureAfter() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder))
+        run.run(until: 8.2)
+        let before = run.show.schedule.position(at: run.now)
+        run.command(.next)
+        run.run(until: 8.25)
+        // No jump back, no restart from rest: the strip kept going forward.
+        let frames = run.frames.suffix(4).map { run.show.schedule.position(at: $0.shownAt) }
+        #expect(frames == frames.sorted() && frames.first! >= before - 1e-9)
+        run.run(until: 9.5)
+        #expect(run.show.centredItem == 2)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+        // The rest restarted from the end of the manual slide.
+        #expect(run.show.schedule.nextAdvance! > 8.2 + 8)
+        #expect(run.show.statistics.refreshesMissed == 0)
+    }
+
+    @Test func prevFromTheFirstPictureWrapsToTheLast() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder))
+        run.run(until: 1)
+        run.command(.previous)
+        run.run(until: 1.2)
+        run.command(.previous)
+        run.run(until: 3)
+        #expect(run.show.centredItem == 2)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: -2)).pixels)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+    }
+
+    @Test func pausedShowsStayPutAndResumeRestartsTheRest() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 2))
+        run.run(until: 1)
+        run.command(.pause)
+        run.run(until: 100)
+        #expect(run.show.centredItem == 0 && run.show.statistics.slides == 0)
+        #expect(run.show.nextWakeUp(at: run.now) == nil)
+        run.command(.resume)
+        run.run(until: 101.9)
+        #expect(run.show.centredItem == 0)
+        run.run(until: 103)
+        #expect(run.show.centredItem == 1)
+    }
+
+    /// A broken file before the centred one is dropped and the centred
+    /// picture stays in the centre (the folder's items shift, the screen does not).
+    @Test func aBrokenEarlierFileLeavesTheCentredPictureInPlace() throws {
+        let broken = Array(try flatPNG(green).prefix(60))
+        let folder = try PictureFolder([("a.png", flatPNG(red)), ("b.png", broken), ("c.png", flatPNG(blue)),
+                                        ("d.png", flatPNG(yellow))])
+        let run = try SimulatedShow(showSettings(folder), startAt: 2)
+        run.run(until: 1)
+        #expect(run.log.contains { $0.hasPrefix("skipping") && $0.contains("b.png") })
+        #expect(run.show.pictures.pictures.playlist.count == 3)
+        #expect(run.show.centredItem == 1)   // c.png, now the second file
+        let centre = run.screen.shown![240, 135]
+        #expect(centre == blue)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+    }
+
+    @Test func anEmptyFolderShowsTheBackgroundOnce() throws {
+        let folder = try PictureFolder([])
+        let run = try SimulatedShow(showSettings(folder, interval: 1))
+        run.run(until: 60)
+        #expect(run.frames.count == 1)
+        #expect(run.screen.shown?.pixels.allSatisfy { $0 == background.xrgb } == true)
+        #expect(run.show.nextWakeUp(at: run.now)! > 60)  // the timer may tick, but nothing moves
+        #expect(run.show.statistics.slides == 0)
+    }
+}
