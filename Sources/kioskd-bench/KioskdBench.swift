@@ -172,11 +172,15 @@ func composeFigures(rounds: Int) {
     defer { source.deallocate(); target.deallocate() }
     memset(source, 0x5A, bytes)
     memset(target, 0, bytes)
-    print("compose_visible_pictures \(geometry.visibleSlots(at: 0.37).count) pictures at position 0.37")
+    // Early in a slide the centred picture, both neighbours and the one
+    // coming in are partly visible: the most pictures a frame draws here.
+    let first = 0.03, last = 0.15
+    let visible = [first, last].map { geometry.visibleSlots(at: $0).count }
+    print("compose_visible_pictures \(visible.min()!)-\(visible.max()!) pictures at positions \(first)-\(last)")
     var compose: [Double] = [], full: [Double] = [], copy: [Double] = []
     for round in 0..<rounds {
         // Positions along a slide, as consecutive frames would have them.
-        let position = 0.3 + 0.4 * Double(round) / Double(rounds)
+        let position = first + (last - first) * Double(round) / Double(rounds)
         let back = round % 2
         compose.append(try! time {
             buffers[back].withSurface { surface in

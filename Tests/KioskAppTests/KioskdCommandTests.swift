@@ -66,3 +66,51 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(run.stderr.contains("No such file or directory"))
     }
 }
+
+/// The built daemon, headless, in real time: the one place the whole
+/// process (flags, epoll loop, timers, worker thread, signals) runs together.
+@Suite struct HeadlessDaemonTests {
+    @Test func theHeadlessShowAdvancesByItselfAndStopsCleanlyOnSIGTERM() throws {
+        let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = buildFolder.appendingPathComponent("kioskd")
+        process.arguments = ["--display", "headless", "--size", "320x180", "--images", demoImages,
+                             "--interval", "0.2", "--transition", "0.15", "--easing", "ease-out", "--verbose"]
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        // A show that never advanced would leave the read below waiting:
+        // stop it after 30 s, and the expectations below fail.
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        defer { watchdog.cancel() }
+        // Read the log as it comes until the strip has rested on picture 2.
+        var log = ""
+        while !log.contains("picture 2 in the centre"), process.isRunning {
+            log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        process.terminate()   // SIGTERM
+        log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "log: \(log)")
+        let lines = log.split(separator: "\n")
+        #expect(lines.first == "kioskd: showing on headless 320x180 at 60 Hz, rotation 0")
+        #expect(log.contains("kioskd: picture 1 in the centre: \(demoImages)/02.jpg\n"))
+        #expect(log.contains("kioskd: picture 2 in the centre: \(demoImages)/03.jpg\n"))
+        let stop = try #require(lines.last)
+        #expect(stop.hasPrefix("kioskd: stopping on SIGTERM after ") && stop.hasSuffix("; bye"), "\(stop)")
+    }
+
+    @Test(arguments: [
+        (["--display", "hdmi"], "kioskd: invalid display \"hdmi\": expected drm or headless\n"),
+        (["--display", "headless", "--size", "99999x10"], "kioskd: invalid size \"99999x10\": expected WIDTHxHEIGHT up to 8192x8192, e.g. \"1280x720\"\n"),
+        (["--display", "headless", "--interval", "0"], "kioskd: invalid interval \"0\": expected seconds from 0.1 to 86400, e.g. 8 or 0.45\n"),
+        (["--display", "headless", "--easing", "bounce"], "kioskd: invalid easing \"bounce\": expected linear, ease-in-out or ease-out\n"),
+    ])
+    func badShowSettingsExitOneNamingTheSetting(arguments: [String], message: String) throws {
+        let run = try kioskd(["--images", demoImages] + arguments)
+        #expect(run.status == 1)
+        #expect(run.stderr == message)
+    }
+}

@@ -56,6 +56,7 @@ final class RunningShow {
     /// What the decoder was last asked for: the slots on screen and the way the strip was going.
     private var requestedFor: (slots: [Int], direction: TravelDirection)?
     private var announced = false
+    private var presentFailing = false
 
     private(set) var statistics = ShowStatistics()
 
@@ -158,10 +159,12 @@ final class RunningShow {
                     into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
                 ) { pictures.pictures.picture($0) }
             }
+            presentFailing = false
         } catch {
             // A display that fails mid-show (unplugged, lost master) is not
-            // something to crash on; log once per failure and go on drawing.
-            log("cannot present a frame: \(error)")
+            // something to crash on: say so once per run of failures and go on.
+            if !presentFailing { log("cannot present a frame: \(error)") }
+            presentFailing = true
         }
         drawnPosition = position
         frameNeeded = false
