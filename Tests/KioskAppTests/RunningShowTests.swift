@@ -203,3 +203,58 @@ func fourColours() throws -> PictureFolder {
         #expect(run.show.statistics.slides == 0)
     }
 }
+
+/// A headless screen that can be made to refuse frames, as a display that
+/// was unplugged or lost DRM master would.
+final class FailingScreen: ShowScreen {
+    let inner: HeadlessScreen
+    var failing = false
+    init(_ inner: HeadlessScreen) { self.inner = inner }
+    var panelSize: PixelSize { inner.panelSize }
+    var refreshPeriod: Double { inner.refreshPeriod }
+    var eventFD: Int32 { inner.eventFD }
+    var flipPending: Bool { inner.flipPending }
+    var nextPresentAllowed: Double? { failing ? nil : inner.nextPresentAllowed }
+    func nextRefresh(after now: Double) -> Double { inner.nextRefresh(after: now) }
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError) {
+        if failing { throw .system(call: "drmModePageFlip", errno: ENODEV) }
+        try inner.present(at: now, draw)
+    }
+    func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
+    var summary: String { "failing" }
+}
+
+@Suite struct VanishingDisplayTests {
+    @Test func aDisplayThatStopsTakingFramesIsLoggedOnceAndTheShowGoesOn() throws {
+        let folder = try fourColours()
+        let settings = showSettings(folder, interval: 1, transition: 0.2)
+        let panel = PixelSize(width: 320, height: 180)
+        let screen = FailingScreen(try HeadlessScreen(panel: panel, vblankTimer: false, now: 0))
+        let (layout, pictures) = try DisplayJob.prepare(settings, panel: panel)
+        let lines = LogLines()
+        let show = RunningShow(
+            screen: screen, layout: layout, playlist: pictures.pictures,
+            decoder: InlineDecoder(settings, slot: layout.geometry.slotSize), motion: settings.motion,
+            startAt: 0, now: 0) { lines.lines.append($0) }
+        // Drive it by hand through a slide while every present fails.
+        screen.failing = true
+        var now = 0.0
+        show.picturesReady(at: now)
+        while now < 1.5 {
+            show.update(at: now)
+            now += 1.0 / 60
+        }
+        #expect(show.statistics.slides == 1)
+        #expect(lines.lines.filter { $0.hasPrefix("cannot present a frame") }.count == 1)
+        #expect(lines.lines.contains { $0.contains("drmModePageFlip failed: No such device") })
+        // No busy retrying: the next attempt is a second after the last.
+        let retry = try #require(show.nextWakeUp(at: now))
+        #expect(retry > now + 0.1)
+        // The display comes back: frames flow again and the show is where the time says.
+        screen.failing = false
+        now = retry
+        show.update(at: now)
+        if let flip = screen.inner.pendingFlipTime { show.screenEvents(at: flip) }
+        #expect(screen.inner.shown?.pixels == (try SnapshotJob(settings: settings, screen: panel, position: 1).run().frame).pixels)
+    }
+}

@@ -56,7 +56,9 @@ final class RunningShow {
     /// What the decoder was last asked for: the slots on screen and the way the strip was going.
     private var requestedFor: (slots: [Int], direction: TravelDirection)?
     private var announced = false
-    private var presentFailing = false
+    /// After a failed present: not before this time again (a display that
+    /// is gone must not turn the loop into a busy retry).
+    private var retryPresentAt: Double?
 
     private(set) var statistics = ShowStatistics()
 
@@ -122,6 +124,7 @@ final class RunningShow {
             return
         }
         if let allowed = screen.nextPresentAllowed, allowed > now { return }
+        if let retry = retryPresentAt, retry > now { return }
         draw(at: position, moving: drawnPosition.map { $0 != position } ?? false, now: now)
     }
 
@@ -137,7 +140,9 @@ final class RunningShow {
     func nextWakeUp(at now: Double) -> Double? {
         // A pending flip's completion wakes the loop through the screen's descriptor.
         if screen.flipPending { return nil }
-        if positionToDraw(at: now) != nil { return max(now, screen.nextPresentAllowed ?? now) }
+        if positionToDraw(at: now) != nil {
+            return max(now, screen.nextPresentAllowed ?? now, retryPresentAt ?? now)
+        }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
         return schedule.nextAdvance
     }
@@ -159,12 +164,14 @@ final class RunningShow {
                     into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
                 ) { pictures.pictures.picture($0) }
             }
-            presentFailing = false
+            retryPresentAt = nil
         } catch {
             // A display that fails mid-show (unplugged, lost master) is not
-            // something to crash on: say so once per run of failures and go on.
-            if !presentFailing { log("cannot present a frame: \(error)") }
-            presentFailing = true
+            // something to crash on: say so once per run of failures, retry
+            // each second, and keep the show's time going meanwhile.
+            if retryPresentAt == nil { log("cannot present a frame: \(error); retrying every second") }
+            retryPresentAt = now + 1
+            return
         }
         drawnPosition = position
         frameNeeded = false
