@@ -79,6 +79,9 @@ final class SimulatedShow {
 
     func command(_ command: ShowCommand) { show.command(command, at: now) }
 
+    /// The loop is held up for `seconds` (as if something had blocked it).
+    func stall(_ seconds: Double) { now += seconds }
+
     /// What `kioskd snapshot` draws for the same settings at `position`.
     func snapshot(at position: Double) throws -> RasterImage {
         try SnapshotJob(settings: settings, screen: screen.panelSize, position: position).run().frame
@@ -129,6 +132,23 @@ func fourColours() throws -> PictureFolder {
         let position = run.show.schedule.position(at: shownAt)
         #expect(position > 0.2 && position < 0.9)
         #expect(pixels.pixels == (try run.snapshot(at: position)).pixels)
+    }
+
+    /// A loop held up mid-slide shows no new frame for a few refreshes: the
+    /// benchmark's dropped_frames counts exactly those.
+    @Test func refreshesWithoutANewFrameDuringASlideAreCounted() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder))
+        run.run(until: 8.2)
+        #expect(run.show.statistics.refreshesMissed == 0)
+        // At 8.2 a frame is queued for the refresh at 8.2167. Held up until
+        // 8.26, the loop presents the next one for 8.2667: the refreshes at
+        // 8.2333 and 8.25 show no new frame.
+        run.stall(0.06)
+        run.run(until: 9)
+        #expect(run.show.statistics.refreshesMissed == 2)
+        // And the strip is where the time says: the slide still ends on time.
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
     }
 
     @Test func nextDuringASlideGoesOnToThePictureAfter() throws {
