@@ -110,7 +110,7 @@ struct Rest: ParsableCommand {
 
     func run() throws {
         if child {
-            blockShutdownSignals()
+            blockDaemonSignals()
             keepPictureBuffersOutOfTheHeap()
             var settings = KioskSettings()
             settings.images = folder

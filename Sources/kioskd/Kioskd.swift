@@ -17,7 +17,7 @@ struct Kioskd: ParsableCommand {
     static func main() {
         // Before anything can start a thread: the run loop reads SIGTERM and
         // SIGINT from a signalfd, which needs them blocked everywhere.
-        blockShutdownSignals()
+        blockDaemonSignals()
         keepPictureBuffersOutOfTheHeap()
         main(nil)
     }

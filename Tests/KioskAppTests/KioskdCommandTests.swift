@@ -70,36 +70,77 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// The built daemon, headless, in real time: the one place the whole
 /// process (flags, epoll loop, timers, worker thread, signals) runs together.
 @Suite struct HeadlessDaemonTests {
-    @Test func theHeadlessShowAdvancesByItselfAndStopsCleanlyOnSIGTERM() throws {
-        let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent()
+    /// Starts the built kioskd headless on the demo pictures.
+    final class Daemon {
         let process = Process()
-        process.executableURL = buildFolder.appendingPathComponent("kioskd")
-        process.arguments = ["--display", "headless", "--size", "320x180", "--images", demoImages,
-                             "--interval", "0.2", "--transition", "0.15", "--easing", "ease-out", "--verbose"]
         let err = Pipe()
-        process.standardError = err
-        try process.run()
-        // A show that never advanced would leave the read below waiting:
-        // stop it after 30 s, and the expectations below fail.
-        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
-        defer { watchdog.cancel() }
-        // Read the log as it comes until the strip has rested on picture 2.
-        var log = ""
-        while !log.contains("picture 2 in the centre"), process.isRunning {
-            log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+        private(set) var log = ""
+        private let watchdog: DispatchWorkItem
+
+        init(_ arguments: [String]) throws {
+            let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                .deletingLastPathComponent()
+            process.executableURL = buildFolder.appendingPathComponent("kioskd")
+            process.arguments = ["--display", "headless", "--size", "320x180", "--images", demoImages, "--verbose"] + arguments
+            process.standardError = err
+            try process.run()
+            // A show that never got there would leave reads waiting: kill it
+            // after 30 s, and the expectations fail.
+            watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
         }
-        process.terminate()   // SIGTERM
-        log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "log: \(log)")
-        let lines = log.split(separator: "\n")
+
+        /// Reads the log as it comes until it contains `text`.
+        func waitFor(_ text: String) {
+            while !log.contains(text), process.isRunning {
+                log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+            }
+        }
+
+        func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+        /// SIGTERM, then the rest of the log and the exit.
+        func stop() -> [Substring] {
+            process.terminate()
+            log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            watchdog.cancel()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "log: \(log)")
+            return log.split(separator: "\n")
+        }
+    }
+
+    @Test func theHeadlessShowAdvancesByItselfAndStopsCleanlyOnSIGTERM() throws {
+        let daemon = try Daemon(["--interval", "0.2", "--transition", "0.15", "--easing", "ease-out"])
+        daemon.waitFor("picture 2 in the centre")
+        let lines = daemon.stop()
         #expect(lines.first == "kioskd: showing on headless 320x180 at 60 Hz, rotation 0")
-        #expect(log.contains("kioskd: picture 1 in the centre: \(demoImages)/02.jpg\n"))
-        #expect(log.contains("kioskd: picture 2 in the centre: \(demoImages)/03.jpg\n"))
+        #expect(daemon.log.contains("kioskd: picture 1 in the centre: \(demoImages)/02.jpg\n"))
+        #expect(daemon.log.contains("kioskd: picture 2 in the centre: \(demoImages)/03.jpg\n"))
         let stop = try #require(lines.last)
         #expect(stop.hasPrefix("kioskd: stopping on SIGTERM after ") && stop.hasSuffix("; bye"), "\(stop)")
+    }
+
+    /// SIGUSR1 is `next`, SIGUSR2 `prev`. Five quick nexts carry the strip
+    /// five pictures in one continuous movement: it comes to rest only on
+    /// the fifth. Then next-and-prev turns round and settles back there.
+    @Test func quickNextsMoveFivePicturesWithoutStoppingOnTheWay() throws {
+        let daemon = try Daemon(["--interval", "600", "--transition", "1"])
+        daemon.waitFor("picture(s), picture 0 in the centre")
+        for _ in 0..<5 {
+            daemon.signal(SIGUSR1)
+            usleep(60_000)
+        }
+        daemon.waitFor("picture 5 in the centre")
+        daemon.signal(SIGUSR1)
+        usleep(60_000)
+        daemon.signal(SIGUSR2)
+        usleep(1_500_000)
+        let lines = daemon.stop()
+        let rests = lines.filter { $0.contains(" in the centre: ") }
+        #expect(rests == ["kioskd: picture 5 in the centre: \(demoImages)/06.jpg",
+                          "kioskd: picture 5 in the centre: \(demoImages)/06.jpg"], "\(daemon.log)")
+        #expect(lines.last?.hasPrefix("kioskd: stopping on SIGTERM after 7 slide(s), ") == true, "\(daemon.log)")
     }
 
     @Test(arguments: [

@@ -42,12 +42,14 @@ struct VMResultError: Error, CustomStringConvertible {
 }
 
 /// What `kioskd snapshot` renders for the same state as a VM scenario.
-func snapshot(size: PixelSize, configure: (inout KioskSettings) -> Void = { _ in }) throws -> RasterImage {
+func snapshot(
+    size: PixelSize, position: Double = 0, configure: (inout KioskSettings) -> Void = { _ in }
+) throws -> RasterImage {
     var settings = KioskSettings()
     settings.images = demoImages
     settings.layout.background = RGBColor(xrgb: vmBackground)
     configure(&settings)
-    return try SnapshotJob(settings: settings, screen: size, position: 0).run().frame
+    return try SnapshotJob(settings: settings, screen: size, position: position).run().frame
 }
 
 /// Exact equality, with a useful message when it fails.
@@ -152,10 +154,7 @@ struct VMDisplayTests {
         let second = try #require(lines.firstIndex { $0.hasPrefix("kioskd: picture 2 in the centre: ") && $0.hasSuffix("/03.jpg") })
         #expect(first < second)
         let screen = try readScreendump(results("virtio-gpu/advance.ppm"))
-        var settings = KioskSettings()
-        settings.images = demoImages
-        settings.layout.background = RGBColor(xrgb: vmBackground)
-        expectSamePixels(screen, try SnapshotJob(settings: settings, screen: screen.size, position: 2).run().frame)
+        expectSamePixels(screen, try snapshot(size: screen.size, position: 2))
         #expect(try exitOf("virtio-gpu/advance.exit").status == 0)
         // "stopping on SIGTERM after 2 slide(s), F frame(s), M refresh(es) missed during slides; ..."
         let stop = try #require(lines.last { $0.contains("stopping on SIGTERM after ") })
@@ -165,6 +164,19 @@ struct VMDisplayTests {
         // Slides are drawn frame by frame (0.5 s at 60 Hz is 30 refreshes),
         // not as jumps; under TCG some refreshes may be missed.
         #expect(numbers[1] >= 2 * 10, "\(stop)")
+    }
+
+    /// Five quick `next`s (SIGUSR1) on virtio-gpu: one continuous movement
+    /// that rests only on the sixth picture, exactly as the snapshot draws it.
+    @Test func quickNextsDuringMotionMoveFivePicturesInOneMovement() throws {
+        let log = try String(contentsOfFile: results("virtio-gpu/commands.log"), encoding: .utf8)
+        let rests = log.split(separator: "\n").filter { $0.contains(" in the centre: ") }
+        #expect(rests.count == 1 && rests.first?.hasPrefix("kioskd: picture 5 in the centre: ") == true, "\(log)")
+        #expect(rests.first?.hasSuffix("/06.jpg") == true)
+        let screen = try readScreendump(results("virtio-gpu/commands.ppm"))
+        expectSamePixels(screen, try snapshot(size: screen.size, position: 5))
+        #expect(try exitOf("virtio-gpu/commands.exit").status == 0)
+        #expect(log.contains("stopping on SIGTERM after 5 slide(s), "), "\(log)")
     }
 
     @Test func aBusyDisplayIsAClearErrorNotAHang() throws {

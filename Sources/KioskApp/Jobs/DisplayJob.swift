@@ -54,7 +54,7 @@ public struct DisplayJob {
     /// Runs until SIGTERM or SIGINT, or until `stop` (asked after every
     /// wake-up) says so; the benchmark stops after a number of slides.
     public func run(until stop: (ShowStatistics) -> Bool) throws(DisplayJobError) -> ShowStatistics {
-        let signals = try ShutdownSignals()
+        let signals = try DaemonSignals()
         let screen: any ShowScreen
         var drm: KMSOutput?
         switch settings.display.target {
