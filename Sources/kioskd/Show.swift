@@ -8,6 +8,7 @@ struct Show: ParsableCommand {
         abstract: "Run the show on a display (the default).",
         discussion: """
             Rests on each picture for --interval seconds, then slides to the next, in an endless loop. \
+            SIGUSR1 moves to the next picture, SIGUSR2 to the previous one. \
             Runs until SIGTERM or SIGINT, then restores the console and exits 0.
             """)
 
