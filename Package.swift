@@ -27,6 +27,10 @@ let package = Package(
         // Pure Swift too; shared by the snapshot and the DRM scan-out.
         .target(name: "KioskRendering", dependencies: ["KioskCore"], swiftSettings: pixelLoopsOptimised),
 
+        // Every libc call's error (SystemCallError), owned file descriptors,
+        // EINTR retries and the monotonic clock: one place for the unsafe basics.
+        .target(name: "SystemCalls"),
+
         // Thin C modules: one per C library, imported by exactly one Swift module each.
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg",
@@ -44,19 +48,21 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation (libexif), PNG (libspng), the image folder.
         .target(
-            name: "ImageCodecs", dependencies: ["KioskRendering", "CTurboJPEG", "CSPNG", "CEXIF"],
+            name: "ImageCodecs", dependencies: ["KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF"],
             swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
-        .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "CDRM"]),
+        .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CDRM"]),
 
         // The TOML config file, mapped onto KioskCore's settings.
         .target(name: "KioskConfigFile", dependencies: ["KioskCore", "TOMLKit"]),
 
-        // The jobs the executables run (snapshot today), kept out of main so tests call them.
+        // What the executables run (the show, its run loop and sources, snapshot), kept out of main so tests call it.
         .target(
             name: "KioskApp",
-            dependencies: ["KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "CLinux"]),
+            dependencies: [
+                "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "CLinux",
+            ]),
 
         .executableTarget(
             name: "kioskd",
@@ -77,7 +83,13 @@ let package = Package(
             name: "KioskCoreTests",
             dependencies: ["KioskCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs"]),
-        .testTarget(name: "KioskAppTests", dependencies: ["KioskApp", "ImageCodecs", "KioskConfigFile"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "SystemCalls"]),
+        .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
+        .testTarget(
+            name: "KioskAppTests",
+            dependencies: [
+                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
     ]
 )

@@ -1,5 +1,6 @@
 import CDRM
 import KioskCore
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -9,17 +10,19 @@ import Glibc
 /// master, so the console or a desktop can take the display back.
 public final class DRMCard {
     public let path: String
-    public let fd: Int32
+    private let descriptor: FileDescriptor
+    /// For libdrm's calls; valid while the card is open.
+    public var fd: Int32 { descriptor.rawValue }
 
     /// Opens the card read-write. The corresponding C call is `open`.
     public init(path: String) throws(DRMError) {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw DRMError(device: path, kind: .call("open", errno: errno)) }
+        do {
+            descriptor = try FileDescriptor(opening: path, flags: O_RDWR)
+        } catch {
+            throw DRMError(device: path, kind: .call("open", errno: error.errno))
+        }
         self.path = path
-        self.fd = fd
     }
-
-    deinit { close(fd) }
 
     /// The kernel driver's name, e.g. `bochs-drm` or `virtio_gpu`.
     public var driverName: String {

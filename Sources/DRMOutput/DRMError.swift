@@ -1,3 +1,4 @@
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +43,7 @@ public struct DRMError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(device): \(call) failed: the driver is out of video memory for this mode; choose a smaller mode "
                 + "(kioskd --list-outputs lists them)"
         case .call(let call, let code):
-            return "\(device): \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+            return SystemCallError(call, errno: code, path: device).description
         case .noDevice:
             return "no DRM display device with a connected screen in /dev/dri (is a screen plugged in and its driver loaded?)"
         case .notKMS:

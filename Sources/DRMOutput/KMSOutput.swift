@@ -1,6 +1,7 @@
 import CDRM
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +25,7 @@ public final class KMSOutput {
 
     private let connectorID: UInt32
     private let crtc: UInt32
-    private var rawMode: drmModeModeInfo
+    private let rawMode: drmModeModeInfo
     private var buffers: [DumbBuffer]
     /// What each buffer holds from the last frame drawn into it.
     private var contents = [BufferContents(), BufferContents()]
@@ -37,8 +38,10 @@ public final class KMSOutput {
     private var flipsShown: [Double] = []
     /// The last vblank a flip completed on: the phase of the refresh grid.
     private var lastVblank: Double?
-    private var pageFlipWorks = true
-    private var dirtyFBWorks = true
+    private var flipper = PageFlipper()
+    private var calls: LibDRMCalls {
+        LibDRMCalls(card: card, crtc: crtc, connector: connectorID, mode: rawMode, output: Unmanaged.passUnretained(self))
+    }
 
     /// True while a flip has been queued and its completion event has not
     /// arrived: no drawing until ``handleEvents()`` sees it.
@@ -90,29 +93,16 @@ public final class KMSOutput {
         draw(buffers[back].surface, &contents[back])
         lastPresent = MonotonicClock.now()
         if !started {
-            try setCRTC(buffers[back])
+            try calls.setCRTC(to: buffers[back].framebuffer)
             started = true
             front = back
             return
         }
-        if pageFlipWorks {
-            let result = drmModePageFlip(
-                card.fd, crtc, buffers[back].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT),
-                Unmanaged.passUnretained(self).toOpaque())
-            if result == 0 {
-                flipPending = true
-                front = back
-                return
-            }
-            // EINVAL/ENOSYS: the driver has no page flip; use mode sets from now on.
-            pageFlipWorks = false
+        switch try flipper.present(buffers[back].framebuffer, through: calls, device: card.path) {
+        case .flipQueued: flipPending = true
+        case .shownAtOnce: break
         }
-        try setCRTC(buffers[back])
         front = back
-        if dirtyFBWorks {
-            let result = drmModeDirtyFB(card.fd, buffers[back].framebuffer, nil, 0)
-            if result != 0 && errnoOf(result) == ENOSYS { dirtyFBWorks = false }
-        }
     }
 
     /// Reads pending DRM events (call when the card's fd is readable) and
@@ -157,14 +147,36 @@ public final class KMSOutput {
         started = false
     }
 
-    private func setCRTC(_ buffer: DumbBuffer) throws(DRMError) {
-        var connector = connectorID
-        let result = drmModeSetCrtc(card.fd, crtc, buffer.framebuffer, 0, 0, &connector, 1, &rawMode)
+}
+
+/// The libdrm calls behind ``PageFlipper`` for one output.
+private struct LibDRMCalls: KMSCalls {
+    let card: DRMCard
+    let crtc: UInt32
+    let connector: UInt32
+    let mode: drmModeModeInfo
+    /// Handed back by the flip event, to find the output it belongs to.
+    let output: Unmanaged<KMSOutput>
+
+    func pageFlip(to framebuffer: UInt32) -> Int32 {
+        let result = drmModePageFlip(card.fd, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), output.toOpaque())
+        return result == 0 ? 0 : -errnoOf(result)
+    }
+
+    func setCRTC(to framebuffer: UInt32) throws(DRMError) {
+        var connector = connector
+        var mode = mode
+        let result = drmModeSetCrtc(card.fd, crtc, framebuffer, 0, 0, &connector, 1, &mode)
         guard result == 0 else {
             let code = errnoOf(result)
             // Without master the kernel refuses mode setting with EACCES.
             if code == EACCES && drmIsMaster(card.fd) == 0 { throw DRMError(device: card.path, kind: .busy) }
             throw DRMError(device: card.path, kind: .call("drmModeSetCrtc", errno: code))
         }
+    }
+
+    func markDirty(_ framebuffer: UInt32) -> Int32 {
+        let result = drmModeDirtyFB(card.fd, framebuffer, nil, 0)
+        return result == 0 ? 0 : -errnoOf(result)
     }
 }

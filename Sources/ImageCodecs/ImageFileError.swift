@@ -1,11 +1,12 @@
 import KioskCore
+import SystemCalls
 
 /// Why a picture file could not be shown. The description is the log line an
 /// operator reads: the file, then the reason.
 public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Reason: Equatable, Sendable {
-        /// A system call failed: the call and its errno.
-        case system(call: String, errno: Int32)
+        /// A system call failed on the file.
+        case system(SystemCallError)
         case empty
         /// A directory, FIFO or device where a picture was listed.
         case notARegularFile
@@ -25,22 +26,32 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         self.reason = reason
     }
 
-    public var description: String {
+    public var description: String { "\(path): \(why)" }
+
+    /// The reason alone, without the path: "the file is empty".
+    public var why: String {
         switch reason {
-        case .system(let call, let errno):
-            return "\(path): \(call) failed: \(errnoDescription(errno))"
+        case .system(let failure):
+            return failure.reason
         case .empty:
-            return "\(path): the file is empty"
+            return "the file is empty"
         case .notARegularFile:
-            return "\(path): not a regular file"
+            return "not a regular file"
         case .notAnImage:
-            return "\(path): not a JPEG or PNG file"
+            return "not a JPEG or PNG file"
         case .tooLarge(let size):
-            return "\(path): the picture is too large to decode (\(size) pixels)"
+            return "the picture is too large to decode (\(size) pixels)"
         case .corrupt(let message):
-            return "\(path): cannot decode: \(message)"
+            return "cannot decode: \(message)"
         case .fileTooLarge(let bytes):
-            return "\(path): the file is too large (\(bytes) bytes)"
+            return "the file is too large (\(bytes) bytes)"
         }
+    }
+}
+
+extension ImageFileError {
+    /// A system call's failure on the file at `path` (which the error names, not the reason).
+    init(_ failure: SystemCallError, path: String) {
+        self.init(path: path, reason: .system(SystemCallError(failure.call, errno: failure.errno)))
     }
 }

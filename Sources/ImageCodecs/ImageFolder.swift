@@ -1,3 +1,4 @@
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ public struct ImageFolder: Sendable {
     /// `opendir`, `readdir` and `stat`.
     public init(listing path: String) throws(ImageFileError) {
         guard let directory = opendir(path) else {
-            throw ImageFileError(path: path, reason: .system(call: "opendir", errno: errno))
+            throw ImageFileError(.last("opendir"), path: path)
         }
         defer { closedir(directory) }
         var names: [[UInt8]] = []
@@ -41,7 +42,7 @@ public struct ImageFolder: Sendable {
             var info = stat()
             // stat follows symlinks: a link to a photo is a photo.
             guard stat(full, &info) == 0 else {
-                ignored.append("ignoring \(full): stat failed: \(errnoDescription(errno))")
+                ignored.append("ignoring \(full): \(SystemCallError.last("stat").reason)")
                 continue
             }
             if (info.st_mode & S_IFMT) == S_IFDIR {

@@ -3,7 +3,7 @@ import KioskRendering
 
 /// Turns a picture file into a ``RasterImage`` fitted to a slot: read, decode
 /// (JPEG or PNG, recognised by content, not by name), scale once.
-public struct PictureLoader: Sendable {
+public struct PictureLoader: Sendable, Equatable {
     /// Files above this size are refused unread.
     public var maximumFileBytes = 256 << 20
     /// A JPEG whose DCT-scaled decode would exceed this many pixels is

@@ -1,37 +1,34 @@
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 
-/// The text of an errno, e.g. "No such file or directory (errno 2)".
-func errnoDescription(_ code: Int32) -> String {
-    "\(String(cString: strerror(code))) (errno \(code))"
-}
-
 /// Reads a whole file. The corresponding C calls are `open`, `fstat`, `read`.
 /// Files above `limit` bytes are refused before anything is allocated.
 public func readWholeFile(_ path: String, limit: Int) throws(ImageFileError) -> [UInt8] {
     // O_NONBLOCK: a FIFO swapped in for a photo must not hang the decoder
     // in open(); it is then refused as not a regular file.
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { throw ImageFileError(path: path, reason: .system(call: "open", errno: errno)) }
-    defer { close(fd) }
+    let file = try about(path) { () throws(SystemCallError) in try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw ImageFileError(path: path, reason: .system(call: "fstat", errno: errno)) }
+    try about(path) { () throws(SystemCallError) in try retryingInterrupts("fstat") { fstat(file.rawValue, &info) } }
     guard (info.st_mode & S_IFMT) == S_IFREG else { throw ImageFileError(path: path, reason: .notARegularFile) }
     let size = Int(info.st_size)
     guard size <= limit else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: size)) }
     var bytes = [UInt8](repeating: 0, count: size)
-    var filled = 0
-    while filled < size {
-        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, size - filled) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw ImageFileError(path: path, reason: .system(call: "read", errno: errno))
-        }
-        if n == 0 { break }   // the file shrank while we read it: decode what is there
-        filled += n
+    let filled = try about(path) { () throws(SystemCallError) in
+        try bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemCallError) in
+                var filled = 0
+                while filled < size {
+                    let n = try file.read(into: buffer.baseAddress! + filled, count: size - filled)
+                    if n == 0 { break }   // the file shrank while we read it: decode what is there
+                    filled += n
+                }
+                return filled
+            }
+        }.get()
     }
     bytes.removeLast(size - filled)
     return bytes
@@ -40,24 +37,28 @@ public func readWholeFile(_ path: String, limit: Int) throws(ImageFileError) -> 
 /// Writes a whole file, replacing it atomically (write to a temporary, rename).
 public func writeWholeFile(_ path: String, bytes: [UInt8]) throws(ImageFileError) {
     let temporary = path + ".partial"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw ImageFileError(path: path, reason: .system(call: "open", errno: errno)) }
-    var written = 0
-    while written < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            let code = errno
-            close(fd)
-            unlink(temporary)
-            throw ImageFileError(path: path, reason: .system(call: "write", errno: code))
-        }
-        written += n
-    }
-    guard close(fd) == 0 else { throw ImageFileError(path: path, reason: .system(call: "close", errno: errno)) }
-    guard rename(temporary, path) == 0 else {
-        let code = errno
+    do {
+        let file = try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemCallError) in
+                var written = 0
+                while written < buffer.count {
+                    written += try file.write(from: buffer.baseAddress! + written, count: buffer.count - written)
+                }
+            }
+        }.get()
+        // A failed close can mean the data never reached the disk (NFS, a full USB stick).
+        try file.close()
+        try retryingInterrupts("rename") { rename(temporary, path) }
+    } catch {
         unlink(temporary)
-        throw ImageFileError(path: path, reason: .system(call: "rename", errno: code))
+        throw ImageFileError(error, path: path)
     }
+}
+
+/// Runs system calls on the file at `path`, their failure reported as the file's.
+private func about<Result: ~Copyable>(
+    _ path: String, _ body: () throws(SystemCallError) -> Result
+) throws(ImageFileError) -> Result {
+    do { return try body() } catch { throw ImageFileError(error, path: path) }
 }

@@ -51,8 +51,8 @@ let quadrants: RasterImage = {
         let shown = try PictureLoader(background: .black).load(path, fittedTo: PixelSize(width: 128, height: 128))
         #expect(shown.size == (portrait ? PixelSize(width: 64, height: 128) : PixelSize(width: 128, height: 64)))
         let w = shown.width
-        #expect(close(shown[4, 4], topLeft, tolerance: 12), "top-left \(RGBColor(xrgb: shown[4, 4]))")
-        #expect(close(shown[w - 5, 4], topRight, tolerance: 12), "top-right \(RGBColor(xrgb: shown[w - 5, 4]))")
+        #expect(nearlyEqual(shown[4, 4], topLeft, tolerance: 12), "top-left \(RGBColor(xrgb: shown[4, 4]))")
+        #expect(nearlyEqual(shown[w - 5, 4], topRight, tolerance: 12), "top-right \(RGBColor(xrgb: shown[w - 5, 4]))")
     }
 
     @Test func exifRotateOffKeepsTheStoredPixels() throws {
@@ -60,6 +60,6 @@ let quadrants: RasterImage = {
         let path = try folder.write("photo.jpg", cameraJPEG(quadrants, orientation: 6))
         let shown = try PictureLoader(background: .black, exifRotate: false).load(path, fittedTo: PixelSize(width: 128, height: 128))
         #expect(shown.size == PixelSize(width: 128, height: 64))
-        #expect(close(shown[4, 4], red, tolerance: 12))
+        #expect(nearlyEqual(shown[4, 4], red, tolerance: 12))
     }
 }

@@ -65,13 +65,13 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         let path = try folder.write("grey.jpg", JPEGCodec.encode(solid(400, 300, 0x808080), kind: .grayscale))
         let shown = try loader.load(path, fittedTo: slot)
         #expect(shown.size == PixelSize(width: 1344, height: 1008))
-        #expect(shown.pixels.allSatisfy { close($0, 0x808080, tolerance: 2) })
+        #expect(shown.pixels.allSatisfy { nearlyEqual($0, 0x808080, tolerance: 2) })
     }
 
     @Test func progressiveJPEGsShow() throws {
         let folder = try ScratchFolder()
         let path = try folder.write("web.jpg", JPEGCodec.encode(solid(400, 300, teal), kind: .progressive))
-        #expect(try loader.load(path, fittedTo: slot).pixels.allSatisfy { close($0, teal) })
+        #expect(try loader.load(path, fittedTo: slot).pixels.allSatisfy { nearlyEqual($0, teal) })
     }
 
     /// libjpeg cannot convert CMYK to RGB; kioskd converts the inks itself.
@@ -80,7 +80,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         for colour: UInt32 in [teal, 0xE02828, 0x101010, 0xFFFFFF] {
             let path = try folder.write("print-\(colour).jpg", JPEGCodec.encode(solid(64, 48, colour), quality: 98, kind: .cmyk))
             let shown = try loader.load(path, fittedTo: slot)
-            #expect(shown.pixels.allSatisfy { close($0, colour, tolerance: 6) }, "colour \(RGBColor(xrgb: colour)) came back \(RGBColor(xrgb: shown[10, 10]))")
+            #expect(shown.pixels.allSatisfy { nearlyEqual($0, colour, tolerance: 6) }, "colour \(RGBColor(xrgb: colour)) came back \(RGBColor(xrgb: shown[10, 10]))")
         }
     }
 }
@@ -97,7 +97,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         let padded: [UInt8] = Array(whole.prefix(whole.count - 2)) + [0x12, 0x34, 0x56, 0xFF, 0xD9]
         let picture = try PictureLoader(background: .black).load(bytes: Array(padded), path: "phone.jpg", fittedTo: slot)
         #expect(picture.size == PixelSize(width: 1344, height: 1008))
-        #expect(close(picture[672, 504], 0x2828E0) && close(picture[1343, 1007], 0x2828E0))
+        #expect(nearlyEqual(picture[672, 504], 0x2828E0) && nearlyEqual(picture[1343, 1007], 0x2828E0))
     }
 
     @Test func onlyWarningsThatLeaveThePictureWholeAreHarmless() {
@@ -133,6 +133,6 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         #expect(zip(bytes, bytes.dropFirst()).contains { $0.0 == 0xFF && $0.1 == 0xC9 })   // SOF9: arithmetic, sequential
         let picture = try PictureLoader(background: .black).load(arithmetic, fittedTo: slot)
         #expect(picture.size == PixelSize(width: 1344, height: 1008))
-        #expect(close(picture[672, 504], 0xE0E028))
+        #expect(nearlyEqual(picture[672, 504], 0xE0E028))
     }
 }

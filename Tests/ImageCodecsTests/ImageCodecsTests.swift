@@ -2,6 +2,7 @@ import Foundation
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import SystemCalls
 import Testing
 
 /// A fresh folder under the system's temporary directory, removed afterwards.
@@ -28,7 +29,7 @@ func solid(_ width: Int, _ height: Int, _ xrgb: UInt32) -> RasterImage {
 }
 
 /// JPEG is lossy: flat colours come back within a few levels.
-func close(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
+func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
     let x = RGBColor(xrgb: a), y = RGBColor(xrgb: b)
     return abs(Int(x.red) - Int(y.red)) <= tolerance && abs(Int(x.green) - Int(y.green)) <= tolerance
         && abs(Int(x.blue) - Int(y.blue)) <= tolerance
@@ -62,7 +63,7 @@ func close(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         #expect(try JPEGCodec.size(of: jpeg, path: "x.jpg") == PixelSize(width: 1600, height: 1200))
         let decoded = try JPEGCodec.decode(jpeg, path: "x.jpg", minimumSize: PixelSize(width: 400, height: 300), maximumPixels: 1 << 26)
         #expect(decoded.size == PixelSize(width: 400, height: 300))
-        #expect(decoded.pixels.allSatisfy { close($0, 0xE02828) })
+        #expect(decoded.pixels.allSatisfy { nearlyEqual($0, 0xE02828) })
     }
 
     @Test func refusesHugePicturesBeforeAllocating() throws {
@@ -101,7 +102,7 @@ func close(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         let path = try folder.write("a.jpg", JPEGCodec.encode(solid(4000, 3000, 0x2828E0)))
         let picture = try loader.load(path, fittedTo: slot)
         #expect(picture.size == PixelSize(width: 1344, height: 1008))
-        #expect(close(picture[0, 0], 0x2828E0) && close(picture[1343, 1007], 0x2828E0))
+        #expect(nearlyEqual(picture[0, 0], 0x2828E0) && nearlyEqual(picture[1343, 1007], 0x2828E0))
     }
 
     @Test func recognisesFilesByContentNotName() throws {
@@ -149,7 +150,7 @@ func close(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
 
     @Test func aMissingFileNamesTheCallAndErrno() throws {
         let error = #expect(throws: ImageFileError.self) { try loader.load("/nonexistent/kioskd/x.jpg", fittedTo: slot) }
-        #expect(error?.reason == .system(call: "open", errno: ENOENT))
+        #expect(error?.reason == .system(SystemCallError("open", errno: ENOENT)))
         #expect(error?.description.contains("No such file or directory") == true)
     }
 }
@@ -171,6 +172,6 @@ func close(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
 
     @Test func aMissingFolderIsAClearError() {
         let error = #expect(throws: ImageFileError.self) { try ImageFolder(listing: "/nonexistent/kioskd-photos") }
-        #expect(error?.reason == .system(call: "opendir", errno: ENOENT))
+        #expect(error?.reason == .system(SystemCallError("opendir", errno: ENOENT)))
     }
 }

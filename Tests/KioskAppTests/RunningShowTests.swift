@@ -5,91 +5,8 @@ import KioskCore
 import KioskRendering
 import Testing
 
-/// Decodes each requested file at once, so a test can run the show on
-/// simulated time: no thread, no sleeping.
-final class InlineDecoder: PictureDecoder {
-    let loader: PictureLoader
-    let slot: PixelSize
-    private(set) var finished: [DecodeOutcome] = []
-    private var done: Set<String> = []
-
-    init(_ settings: KioskSettings, slot: PixelSize) {
-        loader = PictureLoader(settings: settings)
-        self.slot = slot
-    }
-
-    func request(_ paths: [String]) {
-        for path in paths where done.insert(path).inserted {
-            finished.append(loader.outcome(of: path, fittedTo: slot))
-        }
-    }
-
-    func takeFinished() -> [DecodeOutcome] {
-        defer { finished = [] }
-        return finished
-    }
-}
-
-final class LogLines { var lines: [String] = [] }
-
-/// The daemon's show on a headless screen, with time simulated: the run
-/// loop's job (deliver flips at their refresh, wake the show at its
-/// deadlines, hand over decoded pictures) done by stepping a clock.
-final class SimulatedShow {
-    let settings: KioskSettings
-    let screen: HeadlessScreen
-    let decoder: InlineDecoder
-    let show: RunningShow
-    private(set) var now = 0.0
-    /// Every frame that reached the screen: when, and the strip's position in it.
-    private(set) var frames: [(shownAt: Double, pixels: RasterImage)] = []
-
-    init(_ settings: KioskSettings, panel: PixelSize = PixelSize(width: 480, height: 270), startAt index: Int = 0) throws {
-        self.settings = settings
-        screen = try HeadlessScreen(panel: panel, vblankTimer: false, now: 0)
-        let (layout, folder) = try DisplayJob.prepare(settings, panel: panel)
-        decoder = InlineDecoder(settings, slot: layout.geometry.slotSize)
-        let lines = LogLines()
-        show = RunningShow(
-            screen: screen, layout: layout, playlist: folder.pictures, decoder: decoder, motion: settings.motion,
-            startAt: index, now: 0, logEachPicture: true) { lines.lines.append($0) }
-        logLines = lines
-    }
-    private let logLines: LogLines
-    var log: [String] { logLines.lines }
-
-    /// Runs the show until `end`, handling each event at its time.
-    func run(until end: Double) {
-        for _ in 0..<1_000_000 {
-            if !decoder.finished.isEmpty { show.picturesReady(at: now) }
-            show.update(at: now)
-            let next = [screen.pendingFlipTime, show.nextWakeUp(at: now)].compactMap { $0 }.min()
-            guard let next, next <= end else {
-                now = end
-                return
-            }
-            now = max(now, next)
-            if let flip = screen.pendingFlipTime, flip <= now {
-                show.screenEvents(at: now)
-                frames.append((now, screen.shown!))
-            }
-        }
-        Issue.record("the show never settled: a busy loop")
-    }
-
-    func command(_ command: ShowCommand) { show.command(command, at: now) }
-
-    /// The loop is held up for `seconds` (as if something had blocked it).
-    func stall(_ seconds: Double) { now += seconds }
-
-    /// What `kioskd snapshot` draws for the same settings at `position`.
-    func snapshot(at position: Double) throws -> RasterImage {
-        try SnapshotJob(settings: settings, screen: screen.panelSize, position: position).run().frame
-    }
-}
-
 func showSettings(_ folder: PictureFolder, interval: Double = 8, transition: Double = 0.45) -> KioskSettings {
-    var s = settings(folder)
+    var s = pictureSettings(folder)
     s.motion.interval = interval
     s.motion.transition = transition
     return s
@@ -224,38 +141,16 @@ func fourColours() throws -> PictureFolder {
     }
 }
 
-/// A headless screen that can be made to refuse frames, as a display that
-/// was unplugged or lost DRM master would.
-final class FailingScreen: ShowScreen {
-    let inner: HeadlessScreen
-    var failing = false
-    init(_ inner: HeadlessScreen) { self.inner = inner }
-    var panelSize: PixelSize { inner.panelSize }
-    var refreshPeriod: Double { inner.refreshPeriod }
-    var eventFD: Int32 { inner.eventFD }
-    var flipPending: Bool { inner.flipPending }
-    var nextPresentAllowed: Double? { failing ? nil : inner.nextPresentAllowed }
-    func nextRefresh(after now: Double) -> Double { inner.nextRefresh(after: now) }
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError) {
-        if failing { throw .system(call: "drmModePageFlip", errno: ENODEV) }
-        try inner.present(at: now, draw)
-    }
-    func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
-    var summary: String { "failing" }
-}
-
 @Suite struct VanishingDisplayTests {
     @Test func aDisplayThatStopsTakingFramesIsLoggedOnceAndTheShowGoesOn() throws {
         let folder = try fourColours()
         let settings = showSettings(folder, interval: 1, transition: 0.2)
         let panel = PixelSize(width: 320, height: 180)
         let screen = FailingScreen(try HeadlessScreen(panel: panel, vblankTimer: false, now: 0))
-        let (layout, pictures) = try DisplayJob.prepare(settings, panel: panel)
-        let lines = LogLines()
-        let show = RunningShow(
-            screen: screen, layout: layout, playlist: pictures.pictures,
-            decoder: InlineDecoder(settings, slot: layout.geometry.slotSize), motion: settings.motion,
-            startAt: 0, now: 0) { lines.lines.append($0) }
+        let assembly = try ShowAssembly(settings: settings, panel: panel)
+        let show = assembly.makeShow(on: screen, decoder: InlineDecoder(assembly.recipe), startAt: 0, now: 0)
+        var events: [ShowEvent] = []
+        show.emit = { events.append($0) }
         // Drive it by hand through a slide while every present fails.
         screen.failing = true
         var now = 0.0
@@ -265,8 +160,10 @@ final class FailingScreen: ShowScreen {
             now += 1.0 / 60
         }
         #expect(show.statistics.slides == 1)
-        #expect(lines.lines.filter { $0.hasPrefix("cannot present a frame") }.count == 1)
-        #expect(lines.lines.contains { $0.contains("drmModePageFlip failed: No such device") })
+        let lost = events.filter { if case .displayLost = $0 { true } else { false } }
+        #expect(lost == [.displayLost(reason: "failing: drmModePageFlip failed: No such device (errno 19)")])
+        #expect(lost.first?.logLine(verbose: false)
+            == "cannot present a frame: failing: drmModePageFlip failed: No such device (errno 19); retrying every second")
         // No busy retrying: the next attempt is a second after the last.
         let retry = try #require(show.nextWakeUp(at: now))
         #expect(retry > now + 0.1)
@@ -275,6 +172,8 @@ final class FailingScreen: ShowScreen {
         now = retry
         show.update(at: now)
         if let flip = screen.inner.pendingFlipTime { show.screenEvents(at: flip) }
+        let back = try #require(events.firstIndex(of: .displayBack))
+        #expect(back > events.firstIndex(of: lost[0])!)
         #expect(screen.inner.shown?.pixels == (try SnapshotJob(settings: settings, screen: panel, position: 1).run().frame).pixels)
     }
 }

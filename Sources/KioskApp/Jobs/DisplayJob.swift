@@ -2,22 +2,19 @@ import DRMOutput
 import ImageCodecs
 import KioskCore
 import KioskRendering
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemCalls
 
 /// Why the show on the display stopped or could not start.
 public enum DisplayJobError: Error, CustomStringConvertible {
     case setup(ShowSetupError)
     case display(DRMError)
-    case system(call: String, errno: Int32)
+    case system(SystemCallError)
 
     public var description: String {
         switch self {
         case .setup(let error): return error.description
         case .display(let error): return error.description
-        case .system(let call, let code): return "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let error): return error.description
         }
     }
 }
@@ -54,7 +51,7 @@ public struct DisplayJob {
     /// Runs until SIGTERM or SIGINT, or until `stop` (asked after every
     /// wake-up) says so; the benchmark stops after a number of slides.
     public func run(until stop: (ShowStatistics) -> Bool) throws(DisplayJobError) -> ShowStatistics {
-        let signals = try DaemonSignals()
+        let signals = try system { () throws(SystemCallError) in try SignalSource() }
         let screen: any ShowScreen
         var drm: KMSOutput?
         switch settings.display.target {
@@ -62,36 +59,38 @@ public struct DisplayJob {
             do { drm = try openOutput(settings.display) } catch { throw .display(error) }
             screen = drm!
         case .headless:
-            screen = try HeadlessScreen(panel: settings.display.headlessSize, vblankTimer: true, now: MonotonicClock.now())
+            screen = try system { () throws(SystemCallError) in
+                try HeadlessScreen(panel: settings.display.headlessSize, vblankTimer: true, now: MonotonicClock.now())
+            }
         }
         defer { drm?.restore() }
-        let (layout, folder) = try Self.prepare(settings, panel: screen.panelSize)
+        let assembly: ShowAssembly
+        do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize) } catch { throw .setup(error) }
         log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
-        (layout.notes + folder.ignored).forEach(log)
-        if folder.pictures.isEmpty { log(ShowPictures.emptyNote(settings)) }
+        assembly.notes.forEach(log)
 
-        let worker = try DecodeWorker(loader: PictureLoader(settings: settings), slot: layout.geometry.slotSize)
+        let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe) }
         defer { worker.stop() }
-        let show = RunningShow(
-            screen: screen, layout: layout, playlist: folder.pictures, decoder: worker, motion: settings.motion,
-            startAt: index, now: MonotonicClock.now(), logEachPicture: verbose, log: log)
-        let signal = try ShowLoop(show: show, worker: worker, signals: signals).run {
-            stop($0.progress(at: MonotonicClock.now()))
+        let controller = ShowController(
+            show: assembly.makeShow(on: screen, decoder: worker, startAt: index, now: MonotonicClock.now()))
+        let verbose = self.verbose, log = self.log
+        let farewell = drm == nil ? "bye" : "restoring the console"
+        controller.subscribe { event in
+            guard let line = event.logLine(verbose: verbose) else { return }
+            if case .stopped = event { log(line + "; " + farewell) } else { log(line) }
         }
-        let stats = show.statistics
-        let reason = signal.map { $0 == SIGTERM ? "SIGTERM" : "SIGINT" }
-        log("stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
-            + "\(stats.framesShown) frame(s), \(stats.refreshesMissed) refresh(es) missed during slides; "
-            + (drm == nil ? "bye" : "restoring the console"))
-        return stats
+        let reason = try system { () throws(SystemCallError) in
+            let loop = try ShowLoop(controller: controller, decoder: worker)
+            try loop.add(signals)
+            return try loop.run(until: stop)
+        }
+        let statistics = controller.show.statistics
+        controller.publish(.stopped(reason: reason, statistics: statistics))
+        return statistics
     }
 
-    /// The layout for the panel and the folder's pictures.
-    static func prepare(_ settings: KioskSettings, panel: PixelSize) throws(DisplayJobError) -> (ShowLayout, ImageFolder) {
-        do {
-            return (try ShowLayout(settings: settings, screen: panel), try ImageFolder(settings: settings))
-        } catch {
-            throw .setup(error)
-        }
+    /// Runs `body`, its system call failure reported as the job's.
+    private func system<Result>(_ body: () throws(SystemCallError) -> Result) throws(DisplayJobError) -> Result {
+        do { return try body() } catch { throw .system(error) }
     }
 }

@@ -24,10 +24,13 @@ public struct PictureCycleJob {
     }
 
     public func run(steps: Int) throws(DisplayJobError) -> Result {
-        let (layout, folder) = try DisplayJob.prepare(settings, panel: screen)
-        let worker = try DecodeWorker(loader: PictureLoader(settings: settings), slot: layout.geometry.slotSize)
+        let assembly: ShowAssembly
+        do { assembly = try ShowAssembly(settings: settings, panel: screen) } catch { throw .setup(error) }
+        let worker: DecodeWorker
+        do { worker = try DecodeWorker(recipe: assembly.recipe) } catch { throw .system(error) }
         defer { worker.stop() }
-        var show = ShowOnScreen(pictures: ShowPictures(playlist: folder.pictures, layout: layout), layout: layout, position: 0)
+        let layout = assembly.layout
+        var show = PictureNeighbourhood(pictures: assembly.makePictures(), geometry: layout.geometry, position: 0)
         var frame = RasterImage(size: screen, filledWith: settings.layout.background)
         var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         var result = Result()
@@ -36,7 +39,10 @@ public struct PictureCycleJob {
             while case let missing = show.wanted(), !missing.isEmpty {
                 worker.request(missing)
                 guard worker.waitForFinished(milliseconds: 60_000) else { break }
-                result.filesSkipped += show.take(worker.takeFinished()).log.count
+                for error in show.take(worker.takeFinished()).refused {
+                    result.filesSkipped += 1
+                    _ = show.pictures.remove(error.path, keepingSlot: step)
+                }
                 result.peakCachedBytes = max(result.peakCachedBytes, show.pictures.cachedBytes)
             }
             frame.withSurface { surface in

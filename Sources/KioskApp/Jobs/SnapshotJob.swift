@@ -31,16 +31,15 @@ public struct SnapshotJob: Sendable {
         guard position.isFinite else {
             throw .setting(SettingError(setting: "position", value: "\(position)", reason: "must be a finite number"))
         }
-        let layout = try ShowLayout(settings: settings, screen: screen)
-        let folder = try ImageFolder(settings: settings)
-        var pictures = ShowPictures(playlist: folder.pictures, layout: layout)
+        let assembly = try ShowAssembly(settings: settings, panel: screen)
+        let layout = assembly.layout
+        var pictures = assembly.makePictures()
         // Only what is on screen: a snapshot has no "next" to prepare.
         let onScreen = PreloadPlan(ahead: 0, behind: 0)
-        let decodeLog = pictures.loadNow(
-            { onScreen.items(layout.geometry, at: position, travelling: .forward, playlist: $0) },
-            with: PictureLoader(settings: settings), slot: layout.geometry.slotSize)
-        var log = folder.ignored + decodeLog + layout.notes
-        if pictures.playlist.isEmpty { log.append(ShowPictures.emptyNote(settings)) }
+        let refused = pictures.loadNow(
+            { onScreen.items(layout.geometry, at: position, travelling: .forward, playlist: $0) }, with: assembly.recipe)
+        var log = assembly.notes + refused.map { "skipping \($0)" }
+        if pictures.playlist.isEmpty && !assembly.playlist.isEmpty { log.append(ShowAssembly.emptyNote(settings)) }
 
         var frame = RasterImage(size: screen, filledWith: settings.layout.background)
         var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
@@ -49,50 +48,6 @@ public struct SnapshotJob: Sendable {
                 pictures.picture($0)
             }
         }
-        return Result(frame: frame, log: log, playlist: pictures.playlist)
-    }
-}
-
-/// Why the show cannot start: a setting, or the picture folder.
-public enum ShowSetupError: Error, CustomStringConvertible {
-    case noImageFolder
-    case setting(SettingError)
-    case folder(ImageFileError)
-
-    public var description: String {
-        switch self {
-        case .noImageFolder: return "no picture folder: pass --images DIR or set images in the config file"
-        case .setting(let error): return error.description
-        case .folder(let error): return "cannot read the picture folder \(error)"
-        }
-    }
-}
-
-extension ShowLayout {
-    init(settings: KioskSettings, screen: PixelSize) throws(ShowSetupError) {
-        do { try self.init(settings: settings, panel: screen) } catch { throw .setting(error) }
-    }
-}
-
-extension ImageFolder {
-    init(settings: KioskSettings) throws(ShowSetupError) {
-        guard let images = settings.images else { throw .noImageFolder }
-        do { try self.init(listing: images) } catch { throw .folder(error) }
-    }
-}
-
-extension PictureLoader {
-    init(settings: KioskSettings) {
-        self.init(background: settings.layout.background, exifRotate: settings.exifRotate)
-    }
-}
-
-extension ShowPictures {
-    init(playlist: [String], layout: ShowLayout) {
-        self.init(playlist: playlist, slot: layout.geometry.slotSize, budget: layout.cacheBudget)
-    }
-
-    static func emptyNote(_ settings: KioskSettings) -> String {
-        "no pictures to show in \(settings.images ?? "") (looking for .jpg, .jpeg and .png files): showing the background only"
+        return Result(frame: frame, log: log, playlist: pictures.playlist.files)
     }
 }

@@ -2,6 +2,7 @@ import ImageCodecs
 import KioskCore
 import KioskRendering
 import Synchronization
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,10 +13,27 @@ enum DecodeOutcome: Sendable {
     case failed(ImageFileError)
 }
 
-extension PictureLoader {
-    func outcome(of path: String, fittedTo slot: PixelSize) -> DecodeOutcome {
-        do { return .decoded(path: path, picture: try load(path, fittedTo: slot)) } catch { return .failed(error) }
+/// How a file becomes a picture for the show: the loader's settings
+/// (background under transparency, EXIF turn) and the slot it is fitted
+/// to. A reload that changes it makes every held picture stale.
+struct PictureRecipe: Equatable, Sendable {
+    var loader: PictureLoader
+    var slot: PixelSize
+
+    func outcome(of path: String) -> DecodeOutcome {
+        do { return .decoded(path: path, picture: try loader.load(path, fittedTo: slot)) } catch { return .failed(error) }
     }
+}
+
+/// Something that decodes pictures off the run loop: the ``DecodeWorker``,
+/// or in tests a decoder that finishes at once so time can be simulated.
+protocol PictureDecoder: AnyObject {
+    /// Replaces the list of files to decode, most urgent first.
+    func request(_ paths: [String])
+    /// The outcomes finished since the last call; never waits.
+    func takeFinished() -> [DecodeOutcome]
+    /// Decodes with `recipe` from now on; outcomes of the old one are dropped.
+    func use(_ recipe: PictureRecipe)
 }
 
 /// Decodes pictures on its own thread so the run loop never waits for a disk
@@ -26,32 +44,34 @@ extension PictureLoader {
 /// most urgent path, decodes it with no lock held, stores the outcome and
 /// signals ``readyFD``; the run loop polls that descriptor with its others and
 /// collects with ``takeFinished()``, which only swaps a list under the lock.
-final class DecodeWorker: @unchecked Sendable {
+final class DecodeWorker: PictureDecoder, @unchecked Sendable {
+    /// Decodes one file. The daemon's is ``PictureRecipe/outcome(of:)``;
+    /// tests pass one they can hold up, to see the hand-off step by step.
+    typealias Decode = @Sendable (String) -> DecodeOutcome
+
     private struct State {
+        var decode: Decode
+        /// Bumped by each new recipe: a decode that began under an older one is dropped.
+        var generation = 0
         var queue: [String] = []
         var inProgress: String?
         var finished: [DecodeOutcome] = []
         var stopping = false
     }
 
-    /// Decodes one file. The daemon's is ``PictureLoader/load(_:fittedTo:)``;
-    /// tests pass one they can hold up, to see the hand-off step by step.
-    typealias Decode = @Sendable (String) -> DecodeOutcome
-
-    private let decode: Decode
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let wake: EventCounter
     private let ready: EventCounter
 
-    /// Poll this for POLLIN: finished pictures are waiting.
-    var readyFD: Int32 { ready.fd }
+    /// Poll this for readability: finished pictures are waiting.
+    var readyFD: Int32 { ready.descriptor.rawValue }
 
-    convenience init(loader: PictureLoader, slot: PixelSize) throws(DisplayJobError) {
-        try self.init { loader.outcome(of: $0, fittedTo: slot) }
+    convenience init(recipe: PictureRecipe) throws(SystemCallError) {
+        try self.init { recipe.outcome(of: $0) }
     }
 
-    init(decode: @escaping Decode) throws(DisplayJobError) {
-        self.decode = decode
+    init(decode: @escaping Decode) throws(SystemCallError) {
+        state = Mutex(State(decode: decode))
         wake = try EventCounter(nonBlocking: false)
         ready = try EventCounter(nonBlocking: true)
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -63,7 +83,7 @@ final class DecodeWorker: @unchecked Sendable {
         }, context)
         guard status == 0 else {
             Unmanaged<DecodeWorker>.fromOpaque(context).release()
-            throw .system(call: "pthread_create", errno: status)
+            throw SystemCallError("pthread_create", errno: status)
         }
         pthread_detach(thread)
     }
@@ -84,6 +104,16 @@ final class DecodeWorker: @unchecked Sendable {
         wake.signal()
     }
 
+    func use(_ recipe: PictureRecipe) {
+        state.withLock { state in
+            state.decode = { recipe.outcome(of: $0) }
+            state.generation += 1
+            state.queue = []
+            state.finished = []
+            state.inProgress = nil
+        }
+    }
+
     /// The outcomes finished since the last call. Never waits.
     func takeFinished() -> [DecodeOutcome] {
         ready.take()
@@ -93,10 +123,10 @@ final class DecodeWorker: @unchecked Sendable {
         }
     }
 
-    /// Waits up to `milliseconds` for an outcome (tests, the snapshot, the benchmark; never the run loop).
+    /// Waits up to `milliseconds` for an outcome (tests, the benchmark; never the run loop).
     func waitForFinished(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
 
-    private enum Next { case decode(String), sleep, stop }
+    private enum Next { case decode(String, Decode, generation: Int), sleep, stop }
 
     private func work() {
         while true {
@@ -105,20 +135,22 @@ final class DecodeWorker: @unchecked Sendable {
                 guard !state.queue.isEmpty else { return .sleep }
                 let path = state.queue.removeFirst()
                 state.inProgress = path
-                return .decode(path)
+                return .decode(path, state.decode, generation: state.generation)
             }
             switch next {
             case .stop:
                 return
             case .sleep:
                 wake.take()
-            case .decode(let path):
+            case .decode(let path, let decode, let generation):
                 let outcome = decode(path)
-                state.withLock { state in
+                let kept = state.withLock { state in
+                    guard state.generation == generation else { return false }
                     state.inProgress = nil
                     state.finished.append(outcome)
+                    return true
                 }
-                ready.signal()
+                if kept { ready.signal() }
             }
         }
     }

@@ -1,51 +1,168 @@
 import CLinux
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Waits on many file descriptors at once (`epoll`) and runs the handler of
-/// each one that becomes readable. The show's descriptors today: the screen's
-/// flip events, the decoder's hand-off, a wake-up timer, shutdown signals.
-/// The control socket, its clients and input devices join later, which is
-/// why handlers are registered rather than a fixed list polled.
+/// One descriptor's place in the ``EventLoop``: which fd, what the source
+/// wants to hear about, and who to tell. It has its own identity: the loop
+/// dispatches by registration, not by fd number, so after a source closes
+/// its fd and another source is handed the same number (within one batch
+/// of events, even), the old source's events never reach the new handler.
+/// (swift-nio's selector checks a registration id the same way.)
+final class Registration {
+    /// What the source is, for the log: `screen`, `decoder`, `client 3`.
+    let name: String
+    let fd: Int32
+    fileprivate let id: UInt64
+    fileprivate(set) var interest: EventSet
+    fileprivate let handler: (EventSet) -> Void
+    /// False once unregistered: its handler is never called again.
+    fileprivate(set) var isActive = true
+
+    fileprivate init(name: String, fd: Int32, id: UInt64, interest: EventSet, handler: @escaping (EventSet) -> Void) {
+        self.name = name
+        self.fd = fd
+        self.id = id
+        self.interest = interest
+        self.handler = handler
+    }
+}
+
+/// A time at which the loop calls a handler: the next frame or slide, a
+/// display retry, the watchdog ping, a client's time-out. All of them share
+/// one `timerfd`, armed for the earliest.
+final class Deadline {
+    let name: String
+    /// When it fires next (``MonotonicClock`` seconds); nil when not armed.
+    fileprivate(set) var time: Double?
+    fileprivate let handler: (Double) -> Void
+
+    fileprivate init(name: String, handler: @escaping (Double) -> Void) {
+        self.name = name
+        self.handler = handler
+    }
+
+    /// Fires once at `time` (at the next wake-up if it has passed); nil disarms.
+    func arm(at time: Double?) { self.time = time }
+}
+
+/// The daemon's one run loop: waits on every source's descriptor at once
+/// (`epoll`) and on the earliest of its deadlines (one `timerfd`), then runs
+/// the handlers of what happened. Level-triggered: a handler that leaves
+/// data unread is called again on the next wake-up.
+///
+/// Sources join by ``register(_:name:interest:handler:)`` and leave by
+/// ``unregister(_:)``, from inside a handler too: events already collected
+/// for a registration that has left are dropped.
 final class EventLoop {
-    private let epoll: Int32
-    private var handlers: [Int32: () -> Void] = [:]
+    private let epoll: FileDescriptor
+    private let timer: OneShotTimer
+    private var registrations: [UInt64: Registration] = [:]
+    private var lastID: UInt64 = 0
+    private var deadlines: [Deadline] = []
+    /// epoll's output, allocated once and grown when a wake-up fills it.
+    private var events: UnsafeMutableBufferPointer<epoll_event>
+    private var timerRegistration: Registration?
 
-    init() throws(DisplayJobError) {
-        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard fd >= 0 else { throw .system(call: "epoll_create1", errno: errno) }
-        epoll = fd
+    init() throws(SystemCallError) {
+        epoll = FileDescriptor(owning: try retryingInterrupts("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        timer = try OneShotTimer()
+        events = .allocate(capacity: 64)
+        timerRegistration = try register(timer.descriptor.rawValue, name: "deadlines") { [timer] _ in timer.take() }
     }
 
-    deinit { close(epoll) }
+    deinit { events.deallocate() }
 
-    /// Calls `handler` whenever `fd` is readable (level-triggered: a handler
-    /// that leaves data unread is called again).
-    func watch(_ fd: Int32, _ handler: @escaping () -> Void) throws(DisplayJobError) {
+    /// The number of sources registered (the deadlines' timer not counted).
+    var registrationCount: Int { registrations.count - 1 }
+
+    /// Calls `handler` with what happened whenever `fd` is ready for
+    /// `interest` or hangs up or fails. The fd stays the caller's: it must
+    /// call ``unregister(_:)`` before closing it.
+    func register(
+        _ fd: Int32, name: String, interest: EventSet = .readable, handler: @escaping (EventSet) -> Void
+    ) throws(SystemCallError) -> Registration {
+        lastID += 1
+        let registration = Registration(name: name, fd: fd, id: lastID, interest: interest, handler: handler)
         var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.fd = fd
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw .system(call: "epoll_ctl", errno: errno) }
-        handlers[fd] = handler
+        event.events = interest.epollInterest
+        event.data.u64 = registration.id
+        try retryingInterrupts("epoll_ctl", path: name) { epoll_ctl(epoll.rawValue, EPOLL_CTL_ADD, fd, &event) }
+        registrations[registration.id] = registration
+        return registration
     }
 
-    func unwatch(_ fd: Int32) {
-        epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
-        handlers[fd] = nil
+    /// Changes what `registration` waits for: a client with replies queued
+    /// adds `.writable`, and drops it once they are sent.
+    func setInterest(_ interest: EventSet, for registration: Registration) throws(SystemCallError) {
+        guard registration.isActive, registration.interest != interest else { return }
+        var event = epoll_event()
+        event.events = interest.epollInterest
+        event.data.u64 = registration.id
+        try retryingInterrupts("epoll_ctl", path: registration.name) {
+            epoll_ctl(epoll.rawValue, EPOLL_CTL_MOD, registration.fd, &event)
+        }
+        registration.interest = interest
     }
 
-    /// Sleeps until at least one descriptor is readable, then runs their
-    /// handlers. A signal interrupting the wait just returns.
-    func waitAndDispatch() throws(DisplayJobError) {
-        var events = [epoll_event](repeating: epoll_event(), count: 16)
-        let count = epoll_wait(epoll, &events, Int32(events.count), -1)
+    /// Stops watching: the handler is not called again, even for events
+    /// already collected in this wake-up. Call it before closing the fd.
+    func unregister(_ registration: Registration) {
+        guard registration.isActive else { return }
+        registration.isActive = false
+        registrations[registration.id] = nil
+        // ENOENT/EBADF here mean the fd was already closed, and with it gone from the epoll set.
+        _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, registration.fd, nil)
+    }
+
+    /// A deadline named `name`, unarmed; `handler` gets the time it ran at.
+    func deadline(named name: String, _ handler: @escaping (Double) -> Void) -> Deadline {
+        let deadline = Deadline(name: name, handler: handler)
+        deadlines.append(deadline)
+        return deadline
+    }
+
+    /// Forgets a deadline for good.
+    func remove(_ deadline: Deadline) {
+        deadline.time = nil
+        deadlines.removeAll { $0 === deadline }
+    }
+
+    /// The earliest armed deadline.
+    var nextDeadline: Double? { deadlines.compactMap(\.time).min() }
+
+    /// Sleeps until a descriptor is ready or the earliest deadline comes,
+    /// then runs the handlers: descriptors first, then the deadlines that
+    /// are due, earliest first (each one disarmed before its handler runs,
+    /// so the handler may arm it again). A signal interrupting the wait
+    /// just returns.
+    func runOnce() throws(SystemCallError) {
+        try timer.arm(at: nextDeadline)
+        let count = epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1)
         if count < 0 {
             if errno == EINTR { return }
-            throw .system(call: "epoll_wait", errno: errno)
+            throw .last("epoll_wait")
         }
         for event in events.prefix(Int(count)) {
-            handlers[event.data.fd]?()
+            // A registration that left during this batch is no longer in the table.
+            guard let registration = registrations[event.data.u64] else { continue }
+            registration.handler(EventSet(epoll: event.events))
+        }
+        if Int(count) == events.count {
+            // Full: there may be more ready than fit; make room for next time.
+            let bigger = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: events.count * 2)
+            events.deallocate()
+            events = bigger
+        }
+        runDueDeadlines(at: MonotonicClock.now())
+    }
+
+    private func runDueDeadlines(at now: Double) {
+        let due = deadlines.filter { ($0.time ?? .infinity) <= now }.sorted { $0.time! < $1.time! }
+        for deadline in due where deadline.time.map({ $0 <= now }) == true {
+            deadline.time = nil
+            deadline.handler(now)
         }
     }
 }

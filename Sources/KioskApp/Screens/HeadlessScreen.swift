@@ -1,4 +1,4 @@
-import DRMOutput
+import SystemCalls
 import KioskCore
 import KioskRendering
 
@@ -19,22 +19,19 @@ final class HeadlessScreen: ShowScreen {
     private var contents = [BufferContents(), BufferContents()]
     private var front: Int?
     private var pending: (buffer: Int, shownAt: Double)?
-    private let vblank: WakeTimer?
+    private let vblank: OneShotTimer?
     /// A refresh happens at `phase + k * refreshPeriod`.
     private let phase: Double
 
-    /// Frames that have reached the screen.
-    private(set) var framesShown = 0
-
-    init(panel: PixelSize, refreshRate: Double = 60, vblankTimer: Bool, now: Double) throws(DisplayJobError) {
+    init(panel: PixelSize, refreshRate: Double = 60, vblankTimer: Bool, now: Double) throws(SystemCallError) {
         panelSize = panel
         refreshPeriod = 1 / refreshRate
         buffers = [RasterImage](repeating: RasterImage(size: panel, filledWith: .black), count: 2)
-        vblank = vblankTimer ? try WakeTimer() : nil
+        vblank = vblankTimer ? try OneShotTimer() : nil
         phase = now
     }
 
-    var eventFD: Int32 { vblank?.fd ?? -1 }
+    var eventDescriptor: Int32? { vblank?.descriptor.rawValue }
     var flipPending: Bool { pending != nil }
     var nextPresentAllowed: Double? { nil }
     /// When the queued frame reaches the screen.
@@ -49,7 +46,7 @@ final class HeadlessScreen: ShowScreen {
         return phase + refresh * refreshPeriod
     }
 
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError) {
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) {
         precondition(pending == nil, "present while a flip is pending")
         let back = front.map { 1 - $0 } ?? 0
         buffers[back].withSurface { draw($0, &contents[back]) }
@@ -57,7 +54,8 @@ final class HeadlessScreen: ShowScreen {
         // slow composition misses its refresh, as it would on a display.
         let queued = vblank == nil ? now : MonotonicClock.now()
         pending = (back, nextRefresh(after: queued))
-        vblank?.arm(at: pending!.shownAt)
+        // Arming a timerfd with a valid time cannot fail.
+        try? vblank?.arm(at: pending!.shownAt)
     }
 
     func handleEvents(at now: Double) -> [Double] {
@@ -65,7 +63,6 @@ final class HeadlessScreen: ShowScreen {
         guard let flip = pending, now >= flip.shownAt else { return [] }
         front = flip.buffer
         pending = nil
-        framesShown += 1
         return [flip.shownAt]
     }
 

@@ -5,10 +5,10 @@ import KioskRendering
 /// A DRM output as the show's screen.
 extension KMSOutput: ShowScreen {
     var panelSize: PixelSize { size }
-    var eventFD: Int32 { card.fd }
+    var eventDescriptor: Int32? { card.fd }
 
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError) {
-        do { try present(draw) } catch { throw .display(error) }
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
+        try present(draw)
     }
 
     func handleEvents(at now: Double) -> [Double] { handleEvents() }

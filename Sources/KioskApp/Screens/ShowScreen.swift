@@ -1,3 +1,4 @@
+import DRMOutput
 import KioskCore
 import KioskRendering
 
@@ -12,8 +13,10 @@ protocol ShowScreen: AnyObject {
     var panelSize: PixelSize { get }
     /// Seconds between refreshes.
     var refreshPeriod: Double { get }
-    /// Readable when a flip has completed: the run loop then calls ``handleEvents(at:)``.
-    var eventFD: Int32 { get }
+    /// Readable when a flip has completed: the run loop then calls
+    /// ``handleEvents(at:)``. Nil for a screen whose flips the caller
+    /// completes itself (a test's headless screen on simulated time).
+    var eventDescriptor: Int32? { get }
     /// True from a present until its flip completes: no drawing meanwhile.
     var flipPending: Bool { get }
     /// The earliest time the next present may happen, for screens that
@@ -22,7 +25,7 @@ protocol ShowScreen: AnyObject {
     /// When a frame presented at `now` will reach the screen.
     func nextRefresh(after now: Double) -> Double
     /// Draws a frame into the buffer not on screen and queues it.
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DisplayJobError)
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError)
     /// Takes completed flips; returns when each one reached the screen.
     func handleEvents(at now: Double) -> [Double]
     /// A line for the log: which screen this is.

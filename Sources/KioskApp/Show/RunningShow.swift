@@ -1,48 +1,25 @@
 import KioskCore
 import KioskRendering
 
-/// What a running show has done so far: for the log on exit and the benchmark.
-public struct ShowStatistics: Equatable, Sendable {
-    public var framesShown = 0
-    /// Refreshes during a slide that showed no new frame: the composition
-    /// (or the loop) missed them.
-    public var refreshesMissed = 0
-    /// Slides begun, by the timer or by a command.
-    public var slides = 0
-    /// True when the strip is still (no slide in progress).
-    public var atRest = true
-}
-
-/// Something that decodes pictures off the run loop: the ``DecodeWorker``,
-/// or in tests a decoder that finishes at once so time can be simulated.
-protocol PictureDecoder: AnyObject {
-    /// Replaces the list of files to decode, most urgent first.
-    func request(_ paths: [String])
-    /// The outcomes finished since the last call; never waits.
-    func takeFinished() -> [DecodeOutcome]
-}
-
-extension DecodeWorker: PictureDecoder {}
-
 /// The running show: the strip's motion, the pictures, and the frames on
-/// the screen. Its one owner is the run loop (``ShowLoop``), which calls it
-/// when something happens and asks it when to wake it next; nothing here
-/// waits.
+/// the screen. Its one owner is the run loop (through ``ShowController``),
+/// which calls it when something happens and asks it when to wake it next;
+/// nothing here waits. What it does is told as ``ShowEvent``s through ``emit``.
 ///
 /// Frame pacing: while the strip moves, a frame is drawn as soon as the last
 /// one has reached the screen, at the position the strip will have when the
 /// new one does (``ShowScreen/nextRefresh(after:)``), so the speed on screen
 /// follows the easing even if a frame is late. At rest nothing is drawn: the
-/// only wake-up is the timer for the next slide.
+/// only wake-up is the deadline of the next slide.
 final class RunningShow {
     let screen: any ShowScreen
-    let layout: ShowLayout
-    private(set) var pictures: ShowOnScreen
+    private(set) var layout: ShowLayout
+    private(set) var pictures: PictureNeighbourhood
     private(set) var schedule: ShowSchedule
+    private(set) var recipe: PictureRecipe
     private let decoder: any PictureDecoder
-    private let log: (String) -> Void
-    /// Log each picture the strip comes to rest on (`--verbose`).
-    private let logEachPicture: Bool
+    /// Where the show's events go; the controller passes them on.
+    var emit: (ShowEvent) -> Void = { _ in }
 
     private var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
     /// A picture on screen arrived or the playlist changed: draw even at rest.
@@ -62,24 +39,19 @@ final class RunningShow {
 
     private(set) var statistics = ShowStatistics()
 
-    init(
-        screen: any ShowScreen, layout: ShowLayout, playlist: [String], decoder: any PictureDecoder,
-        motion: MotionSettings, startAt index: Int, now: Double, logEachPicture: Bool = false,
-        log: @escaping (String) -> Void
-    ) {
+    init(assembly: ShowAssembly, screen: any ShowScreen, decoder: any PictureDecoder, startAt index: Int, now: Double) {
         self.screen = screen
-        self.layout = layout
         self.decoder = decoder
-        self.log = log
-        self.logEachPicture = logEachPicture
-        pictures = ShowOnScreen(
-            pictures: ShowPictures(playlist: playlist, layout: layout), layout: layout, position: Double(index))
-        schedule = ShowSchedule(at: index, pictureCount: playlist.count, settings: motion, now: now)
+        layout = assembly.layout
+        recipe = assembly.recipe
+        pictures = PictureNeighbourhood(
+            pictures: assembly.makePictures(), geometry: assembly.layout.geometry, position: Double(index))
+        schedule = ShowSchedule(at: index, pictureCount: assembly.playlist.count, settings: assembly.settings.motion, now: now)
         requestPictures(at: Double(index), now: now)
     }
 
     /// The playlist item in the centre, or the one the strip is sliding to.
-    var centredItem: Int? { pictures.pictures.index.item(forSlot: schedule.target) }
+    var centredItem: Int? { pictures.pictures.playlist.item(forSlot: schedule.target) }
 
     // MARK: Events
 
@@ -97,21 +69,37 @@ final class RunningShow {
 
     /// The decoder's descriptor is readable: pictures finished.
     func picturesReady(at now: Double) {
-        let countBefore = pictures.pictures.playlist.count
-        let change = pictures.take(decoder.takeFinished())
-        change.log.forEach(log)
-        // Keep the centred picture where it is when files before it drop out.
-        var count = countBefore
-        for item in change.removed {
-            let slot = CircularIndex(count: count).slotKeepingItem(atSlot: schedule.target, afterRemoving: item)
-            let delta = Double(slot - schedule.target)
-            schedule.renumber(slot: schedule.target, as: slot, pictureCount: count - 1)
-            drawnPosition = drawnPosition.map { $0 + delta }
-            count -= 1
+        let arrivals = pictures.take(decoder.takeFinished())
+        if arrivals.onScreen { frameNeeded = true }
+        guard !arrivals.refused.isEmpty else { return }
+        for error in arrivals.refused {
+            emit(.pictureRefused(file: error.path, reason: error.why))
+            if let slot = pictures.pictures.remove(error.path, keepingSlot: schedule.target) { renumber(as: slot) }
         }
-        if change.onScreen { frameNeeded = true }
-        if change.playlist { requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true) }
-        if change.playlist && pictures.pictures.playlist.isEmpty { log("no picture in the folder could be shown: showing the background only") }
+        playlistChanged(at: now)
+    }
+
+    /// New settings or a new folder listing (a reload): the layout, the
+    /// motion, the pictures' recipe and the playlist change; the centred
+    /// picture stays in the centre if it is still in the playlist, else the
+    /// next one takes its place. The screen stays.
+    func reassemble(_ assembly: ShowAssembly, at now: Double) {
+        schedule.apply(assembly.settings.motion)
+        let slot = pictures.pictures.replacePlaylist(with: assembly.playlist.files, keepingSlot: schedule.target)
+        renumber(as: slot)
+        if assembly.recipe != recipe || assembly.layout.cacheBudget != layout.cacheBudget {
+            // Pictures fitted to the old slot or made the old way are stale.
+            recipe = assembly.recipe
+            decoder.use(recipe)
+            let decoded = DecodedPictures(
+                playlist: pictures.pictures.playlist, slot: recipe.slot, budget: assembly.layout.cacheBudget)
+            pictures = PictureNeighbourhood(pictures: decoded, geometry: assembly.layout.geometry, position: pictures.position)
+        } else {
+            pictures = PictureNeighbourhood(pictures: pictures.pictures, geometry: assembly.layout.geometry, position: pictures.position)
+        }
+        layout = assembly.layout
+        emit(.settingsApplied)
+        playlistChanged(at: now)
     }
 
     /// Starts a due slide and draws a frame if one is wanted and the screen
@@ -136,7 +124,8 @@ final class RunningShow {
     }
 
     /// When the run loop must call ``update(at:)`` if nothing else happens
-    /// first; nil: only an event can change anything.
+    /// first: the next frame's moment, a retry of a display that failed, or
+    /// the next automatic slide. Nil: only an event can change anything.
     func nextWakeUp(at now: Double) -> Double? {
         // A pending flip's completion wakes the loop through the screen's descriptor.
         if screen.flipPending { return nil }
@@ -154,6 +143,22 @@ final class RunningShow {
         return frameNeeded || drawnPosition != position ? position : nil
     }
 
+    /// The slot numbers changed under the strip (a file left or arrived):
+    /// the same picture keeps its place on screen under its new number.
+    private func renumber(as slot: Int) {
+        let delta = Double(slot - schedule.target)
+        schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.playlist.count)
+        drawnPosition = drawnPosition.map { $0 + delta }
+        inFlight = inFlight.map { ($0.moving, $0.position + delta) }
+        pictures.position += delta
+    }
+
+    private func playlistChanged(at now: Double) {
+        frameNeeded = true
+        emit(.playlistChanged(count: pictures.pictures.playlist.count))
+        requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
+    }
+
     // MARK: Drawing
 
     private func draw(at position: Double, moving: Bool, now: Double) {
@@ -164,14 +169,17 @@ final class RunningShow {
                     into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
                 ) { pictures.pictures.picture($0) }
             }
-            retryPresentAt = nil
         } catch {
             // A display that fails mid-show (unplugged, lost master) is not
             // something to crash on: say so once per run of failures, retry
             // each second, and keep the show's time going meanwhile.
-            if retryPresentAt == nil { log("cannot present a frame: \(error); retrying every second") }
+            if retryPresentAt == nil { emit(.displayLost(reason: "\(error)")) }
             retryPresentAt = now + 1
             return
+        }
+        if retryPresentAt != nil {
+            retryPresentAt = nil
+            emit(.displayBack)
         }
         drawnPosition = position
         frameNeeded = false
@@ -181,8 +189,7 @@ final class RunningShow {
         requestPictures(at: position, now: now)
         if !announced && pictures.allOnScreen {
             announced = true
-            log("showing \(pictures.pictures.playlist.count) picture(s), picture "
-                + "\(centredItem.map(String.init) ?? "none") in the centre")
+            emit(.ready(pictureCount: pictures.pictures.playlist.count, centred: centredItem))
         }
     }
 
@@ -195,8 +202,8 @@ final class RunningShow {
                 statistics.refreshesMissed += max(0, Int(((shownAt - last) / screen.refreshPeriod).rounded()) - 1)
             }
             lastMotionFrameShown = shownAt
-            if logEachPicture, frame.position == Double(schedule.target), let item = centredItem {
-                log("picture \(item) in the centre: \(pictures.pictures.playlist[item])")
+            if frame.position == Double(schedule.target), let item = centredItem {
+                emit(.pictureCentred(item: item, file: pictures.pictures.playlist[item]))
             }
         }
     }

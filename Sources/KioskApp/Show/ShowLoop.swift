@@ -1,42 +1,46 @@
-import DRMOutput
-#if canImport(Glibc)
-import Glibc
-#endif
+import KioskCore
+import SystemCalls
 
-/// Runs a ``RunningShow`` in real time: one ``EventLoop`` over the screen's
-/// flip events, the decoder's hand-off, a wake-up timer and the daemon's
-/// signals (stop, next, prev). Each wake-up handles what is readable, lets the show draw, and
-/// re-arms the timer for the show's next deadline (the next frame's
-/// moment, or the next slide; nothing at all while a flip is pending).
-struct ShowLoop {
-    let show: RunningShow
-    let worker: DecodeWorker
-    let signals: DaemonSignals
+/// Runs a show in real time on one ``EventLoop``: the screen's flip events,
+/// the decoder's hand-off and the show's own deadline (the next frame, a
+/// display retry, or the next slide), plus every ``ShowSource`` added. After
+/// each wake-up the show starts what is due and draws if it should, and
+/// its deadline is set again; while a flip is pending nothing is armed.
+final class ShowLoop {
+    let controller: ShowController
+    let loop: EventLoop
+    private let showDeadline: Deadline
+    private var registrations: [Registration] = []
+    private var sources: [ShowSource] = []
 
-    /// Runs until SIGTERM or SIGINT (returned), or until `stop` says so
-    /// (checked after every wake-up; nil returned).
-    func run(until stop: (RunningShow) -> Bool = { _ in false }) throws(DisplayJobError) -> Int32? {
-        let loop = try EventLoop()
-        let timer = try WakeTimer()
-        var signal: Int32?
-        try loop.watch(show.screen.eventFD) { [show] in show.screenEvents(at: MonotonicClock.now()) }
-        try loop.watch(worker.readyFD) { [show] in show.picturesReady(at: MonotonicClock.now()) }
-        try loop.watch(timer.fd) { timer.take() }
-        try loop.watch(signals.fd) { [show] in
-            // Drain every pending signal: SIGUSR1/2 move the strip, SIGTERM/SIGINT stop.
-            while let received = signals.take() {
-                switch received {
-                case SIGUSR1: show.command(.next, at: MonotonicClock.now())
-                case SIGUSR2: show.command(.previous, at: MonotonicClock.now())
-                default: signal = received
-                }
-            }
+    init(controller: ShowController, decoder: DecodeWorker) throws(SystemCallError) {
+        self.controller = controller
+        loop = try EventLoop()
+        let show = controller.show, clock = controller.clock
+        if let fd = show.screen.eventDescriptor {
+            registrations.append(try loop.register(fd, name: "screen") { _ in show.screenEvents(at: clock()) })
         }
-        while signal == nil && !stop(show) {
-            show.update(at: MonotonicClock.now())
-            timer.arm(at: show.nextWakeUp(at: MonotonicClock.now()))
-            try loop.waitAndDispatch()
+        registrations.append(try loop.register(decoder.readyFD, name: "decoder") { _ in show.picturesReady(at: clock()) })
+        // Its work is done by update(at:), which runs after every wake-up.
+        showDeadline = loop.deadline(named: "show") { _ in }
+    }
+
+    /// Joins `source` to the loop.
+    func add(_ source: ShowSource) throws(SystemCallError) {
+        try source.attach(to: loop, controller: controller)
+        sources.append(source)
+    }
+
+    /// Runs until a source stops the show (its reason returned), or until
+    /// `stop` says so (asked after every wake-up; nil returned).
+    func run(until stop: (ShowStatistics) -> Bool = { _ in false }) throws(SystemCallError) -> String? {
+        let show = controller.show
+        while !controller.stopRequested && !stop(controller.statistics) {
+            let now = controller.clock()
+            show.update(at: now)
+            showDeadline.arm(at: show.nextWakeUp(at: controller.clock()))
+            try loop.runOnce()
         }
-        return signal
+        return controller.stopReason
     }
 }

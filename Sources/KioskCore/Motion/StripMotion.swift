@@ -15,15 +15,19 @@
 /// Times are seconds on any monotonic clock; the run loop passes the time a
 /// frame will be shown.
 public struct StripMotion: Sendable, Equatable {
-    public let easing: Easing
-    /// Seconds for one slide (`transition`).
-    public let duration: Double
+    /// The curve of the slides to come (`easing`); a slide in progress keeps its own.
+    public var easing: Easing
+    /// Seconds for one slide (`transition`), from the next slide on.
+    public var duration: Double {
+        didSet { precondition(duration > 0) }
+    }
     /// Where the current slide started, when, at what speed, and where it ends.
     public private(set) var start: Double
     public private(set) var startTime: Double
     public private(set) var startVelocity: Double = 0
     public private(set) var target: Double
     private var slideDuration: Double
+    private var slideEasing: Easing
 
     /// At rest at `position`.
     public init(at position: Double, easing: Easing, duration: Double) {
@@ -34,6 +38,7 @@ public struct StripMotion: Sendable, Equatable {
         target = position
         startTime = 0
         slideDuration = duration
+        slideEasing = easing
     }
 
     /// Where the strip is at `time`.
@@ -41,8 +46,8 @@ public struct StripMotion: Sendable, Equatable {
         if isAtRest(at: time) { return target }
         let s = fraction(at: time)
         let d = target - start
-        let carried = slideDuration * startVelocity - d * easing.slope(0)
-        return start + d * easing.progress(s) + carried * (s * s * s - 2 * s * s + s)
+        let carried = slideDuration * startVelocity - d * slideEasing.slope(0)
+        return start + d * slideEasing.progress(s) + carried * (s * s * s - 2 * s * s + s)
     }
 
     /// The strip's speed at `time`, in pictures a second.
@@ -50,8 +55,8 @@ public struct StripMotion: Sendable, Equatable {
         if isAtRest(at: time) { return 0 }
         let s = fraction(at: time)
         let d = target - start
-        let carried = slideDuration * startVelocity - d * easing.slope(0)
-        return (d * easing.slope(s) + carried * (3 * s * s - 4 * s + 1)) / slideDuration
+        let carried = slideDuration * startVelocity - d * slideEasing.slope(0)
+        return (d * slideEasing.slope(s) + carried * (3 * s * s - 4 * s + 1)) / slideDuration
     }
 
     /// When the current slide ends (or ended): the strip rests from then on.
@@ -72,6 +77,7 @@ public struct StripMotion: Sendable, Equatable {
         startVelocity = v
         startTime = time
         target = newTarget
+        slideEasing = easing
         var length = duration
         let d = newTarget - p
         let limit = easing.overshootFreeCarry * abs(d)

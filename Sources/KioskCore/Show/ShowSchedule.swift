@@ -25,7 +25,7 @@ public enum ShowCommand: String, Sendable, Hashable, CaseIterable {
 /// targets are always whole. Times are seconds on a monotonic clock.
 public struct ShowSchedule: Sendable, Equatable {
     public private(set) var motion: StripMotion
-    public let interval: Double
+    public private(set) var interval: Double
     public private(set) var isPaused = false
     /// When the next automatic slide starts; nil while paused.
     public private(set) var nextAdvance: Double?
@@ -65,6 +65,17 @@ public struct ShowSchedule: Sendable, Equatable {
             isPaused = false
             nextAdvance = max(now, motion.restTime) + interval
         }
+    }
+
+    /// Takes new motion settings (a config reload) without moving the strip:
+    /// a slide in progress ends as it began, the next one uses the new
+    /// `transition` and `easing`, and the rest under way is measured with
+    /// the new `interval` from when it began.
+    public mutating func apply(_ settings: MotionSettings) {
+        motion.easing = settings.easing
+        motion.duration = settings.transition
+        if let due = nextAdvance { nextAdvance = due - interval + settings.interval }
+        interval = settings.interval
     }
 
     /// Starts the automatic slide if its time has come; true if it did.

@@ -6,7 +6,7 @@ import KioskRendering
 import Synchronization
 import Testing
 
-func settings(_ folder: PictureFolder) -> KioskSettings {
+func pictureSettings(_ folder: PictureFolder) -> KioskSettings {
     var settings = KioskSettings()
     settings.images = folder.path
     settings.layout.background = background
@@ -19,19 +19,26 @@ func fullHDLayout(_ configure: (inout KioskSettings) -> Void = { _ in }) throws 
     return try ShowLayout(settings: s, panel: PixelSize(width: 1920, height: 1080))
 }
 
-@Suite struct ShowPicturesTests {
+/// The show's parts for `folder` on a 1920x1080 screen.
+func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) -> Void = { _ in }) throws -> ShowAssembly {
+    var s = pictureSettings(folder)
+    configure(&s)
+    return try ShowAssembly(settings: s, panel: PixelSize(width: 1920, height: 1080))
+}
+
+@Suite struct DecodedPicturesTests {
     /// A file listed, then deleted before it was decoded (an operator tidying
     /// the folder): one line, dropped from the playlist, the show goes on.
     @Test func aFileDeletedBetweenListingAndDecodingIsSkipped() throws {
         let folder = try PictureFolder([("a.png", flatPNG(red)), ("b.png", flatPNG(green)), ("c.png", flatPNG(blue))])
-        let layout = try fullHDLayout()
-        var pictures = ShowPictures(playlist: try ImageFolder(listing: folder.path).pictures, layout: layout)
+        let assembly = try fullHDAssembly(folder)
+        var pictures = assembly.makePictures()
         try FileManager.default.removeItem(atPath: folder.path + "/b.png")
-        let log = pictures.loadNow(
-            { PreloadPlan(ahead: 0, behind: 0).items(layout.geometry, at: 0, travelling: .forward, playlist: $0) },
-            with: PictureLoader(settings: settings(folder)), slot: layout.geometry.slotSize)
-        #expect(pictures.playlist.map { ($0 as NSString).lastPathComponent } == ["a.png", "c.png"])
-        #expect(log == ["skipping \(folder.path)/b.png: open failed: No such file or directory (errno 2)"])
+        let refused = pictures.loadNow(
+            { PreloadPlan(ahead: 0, behind: 0).items(assembly.layout.geometry, at: 0, travelling: .forward, playlist: $0) },
+            with: assembly.recipe)
+        #expect(pictures.playlist.files.map { ($0 as NSString).lastPathComponent } == ["a.png", "c.png"])
+        #expect(refused.map(\.description) == ["\(folder.path)/b.png: open failed: No such file or directory (errno 2)"])
         #expect(pictures.picture(0)?[600, 500] == red)
         #expect(pictures.picture(1)?[600, 500] == blue)
     }
@@ -41,7 +48,8 @@ func fullHDLayout(_ configure: (inout KioskSettings) -> Void = { _ in }) throws 
         let folder = try PictureFolder([])
         let path = folder.path + "/pipe.jpg"
         #expect(mkfifo(path, 0o644) == 0)
-        let outcome = PictureLoader(background: background).outcome(of: path, fittedTo: PixelSize(width: 100, height: 100))
+        let recipe = PictureRecipe(loader: PictureLoader(background: background), slot: PixelSize(width: 100, height: 100))
+        let outcome = recipe.outcome(of: path)
         guard case .failed(let error) = outcome else { Issue.record("a FIFO decoded"); return }
         #expect(error.description == "\(path): not a regular file")
     }
@@ -52,16 +60,13 @@ func fullHDLayout(_ configure: (inout KioskSettings) -> Void = { _ in }) throws 
     @Test func theCacheHoldsOnlyTheNeighbourhoodWithinItsBudget() throws {
         let names = (0..<30).map { String(format: "%02d.png", $0) }
         let folder = try PictureFolder(try names.map { ($0, try flatPNG(red)) })
-        let layout = try fullHDLayout { $0.cacheMegabytes = 24 }   // room for 4 of the 5.2 MiB pictures
-        #expect(layout.cacheBudget == 24 << 20)
-        var show = ShowOnScreen(
-            pictures: ShowPictures(playlist: try ImageFolder(listing: folder.path).pictures, layout: layout),
-            layout: layout, position: 0)
-        let loader = PictureLoader(settings: settings(folder))
+        let assembly = try fullHDAssembly(folder) { $0.cacheMegabytes = 24 }   // room for 4 of the 5.2 MiB pictures
+        #expect(assembly.layout.cacheBudget == 24 << 20)
+        var show = PictureNeighbourhood(pictures: assembly.makePictures(), geometry: assembly.layout.geometry, position: 0)
         for step in 0...20 {
             show.position = Double(step)
             for path in show.wanted() {
-                _ = show.take([loader.outcome(of: path, fittedTo: layout.geometry.slotSize)])
+                _ = show.take([assembly.recipe.outcome(of: path)])
                 #expect(show.pictures.cachedBytes <= 24 << 20)
             }
             #expect(show.allOnScreen)
@@ -153,11 +158,10 @@ func fullHDLayout(_ configure: (inout KioskSettings) -> Void = { _ in }) throws 
         let folder = try PictureFolder([
             ("a.png", flatPNG(red)), ("b.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 0]), ("c.png", flatPNG(blue)),
         ])
-        let layout = try ShowLayout(settings: settings(folder), panel: PixelSize(width: 1920, height: 1080))
-        var show = ShowOnScreen(
-            pictures: ShowPictures(playlist: try ImageFolder(listing: folder.path).pictures, layout: layout),
-            layout: layout, position: 0)
-        let worker = try DecodeWorker(loader: PictureLoader(settings: settings(folder)), slot: layout.geometry.slotSize)
+        let assembly = try fullHDAssembly(folder)
+        let layout = assembly.layout
+        var show = PictureNeighbourhood(pictures: assembly.makePictures(), geometry: layout.geometry, position: 0)
+        let worker = try DecodeWorker(recipe: assembly.recipe)
         defer { worker.stop() }
         func frame() -> RasterImage {
             var frame = RasterImage(size: PixelSize(width: 1920, height: 1080), filledWith: .black)
@@ -171,12 +175,15 @@ func fullHDLayout(_ configure: (inout KioskSettings) -> Void = { _ in }) throws 
         }
         #expect(frame()[960, 540] == background.xrgb)
         worker.request(show.wanted())
-        var log: [String] = []
+        var refused: [String] = []
         while !show.allOnScreen, worker.waitForFinished(milliseconds: 10_000) {
-            log += show.take(worker.takeFinished()).log
+            for error in show.take(worker.takeFinished()).refused {
+                refused.append(error.description)
+                _ = show.pictures.remove(error.path, keepingSlot: 0)
+            }
             worker.request(show.wanted())
         }
-        #expect(log == ["skipping \(folder.path)/b.jpg: cannot decode: \(try #require(jpegHeaderError(folder.path + "/b.jpg")))"])
+        #expect(refused == ["\(folder.path)/b.jpg: cannot decode: \(try #require(jpegHeaderError(folder.path + "/b.jpg")))"])
         let shown = frame()
         #expect(shown[960, 540] == red)
         #expect(shown[1900, 540] == blue)   // c moved up into b's place on the right

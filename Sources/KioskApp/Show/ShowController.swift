@@ -1,0 +1,47 @@
+import KioskCore
+import SystemCalls
+
+/// The running show's one door. Sources (signals today; the control
+/// socket, touch and keys, the folder watch later) hand it
+/// ``ShowCommand``s; every ``ShowEvent`` the show emits goes out to each
+/// subscriber (the log today; `sd_notify` and the socket's `watch` clients
+/// later). No source touches the ``RunningShow`` itself, so none needs to
+/// know about the others.
+final class ShowController {
+    let show: RunningShow
+    /// The time source: the monotonic clock, or a test's simulated one.
+    let clock: () -> Double
+    private var subscribers: [(ShowEvent) -> Void] = []
+    /// Set by ``stop(reason:)``: the run loop ends after this wake-up.
+    private(set) var stopRequested = false
+    /// Why it stopped: a signal's name, or nil when asked by the program.
+    private(set) var stopReason: String?
+
+    init(show: RunningShow, clock: @escaping () -> Double = MonotonicClock.now) {
+        self.show = show
+        self.clock = clock
+        show.emit = { [unowned self] event in publish(event) }
+    }
+
+    /// Calls `handler` with every event from now on, in the order they happen.
+    func subscribe(_ handler: @escaping (ShowEvent) -> Void) { subscribers.append(handler) }
+
+    func publish(_ event: ShowEvent) {
+        for subscriber in subscribers { subscriber(event) }
+    }
+
+    /// Obeys `command` now, mid-slide too.
+    func perform(_ command: ShowCommand) { show.command(command, at: clock()) }
+
+    /// New settings or a new folder listing (a reload), the show keeping its place.
+    func reassemble(_ assembly: ShowAssembly) { show.reassemble(assembly, at: clock()) }
+
+    /// Ends the show after this wake-up.
+    func stop(reason: String?) {
+        stopRequested = true
+        stopReason = reason
+    }
+
+    /// What the show has done, and whether it is still.
+    var statistics: ShowStatistics { show.progress(at: clock()) }
+}

@@ -1,0 +1,28 @@
+import KioskCore
+
+extension ShowEvent {
+    /// The operator's log line for this event, or nil when it is not worth
+    /// one. `verbose` (`--verbose`) adds every picture the strip rests on.
+    func logLine(verbose: Bool) -> String? {
+        switch self {
+        case .ready(let count, let centred):
+            return "showing \(count) picture(s), picture \(centred.map(String.init) ?? "none") in the centre"
+        case .pictureCentred(let item, let file):
+            return verbose ? "picture \(item) in the centre: \(file)" : nil
+        case .pictureRefused(let file, let reason):
+            return "skipping \(file): \(reason)"
+        case .playlistChanged(let count):
+            if count == 0 { return "no picture in the folder can be shown: showing the background only" }
+            return verbose ? "\(count) picture(s) in the playlist" : nil
+        case .settingsApplied:
+            return "settings applied"
+        case .displayLost(let reason):
+            return "cannot present a frame: \(reason); retrying every second"
+        case .displayBack:
+            return "the display takes frames again"
+        case .stopped(let reason, let stats):
+            return "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
+                + "\(stats.framesShown) frame(s), \(stats.refreshesMissed) refresh(es) missed during slides"
+        }
+    }
+}

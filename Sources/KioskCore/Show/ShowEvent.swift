@@ -1,0 +1,39 @@
+/// What a running show has done so far: for the log on exit, the control
+/// socket's `status` and the benchmark.
+public struct ShowStatistics: Equatable, Sendable {
+    public var framesShown = 0
+    /// Refreshes during a slide that showed no new frame: the composition
+    /// (or the loop) missed them.
+    public var refreshesMissed = 0
+    /// Slides begun, by the timer or by a command.
+    public var slides = 0
+    /// True when the strip is still (no slide in progress).
+    public var atRest = true
+
+    public init() {}
+}
+
+/// Something the show did that someone outside it may want to know: the
+/// operator's log, systemd (`sd_notify`), the control socket's `watch`
+/// clients and the tests all hear the same events, each rendering them its
+/// own way.
+public enum ShowEvent: Equatable, Sendable {
+    /// Every slot on screen has its picture for the first time: the kiosk
+    /// is up. `centred` is the playlist item in the centre, nil when empty.
+    case ready(pictureCount: Int, centred: Int?)
+    /// The strip came to rest with `file` (item `item`) in the centre.
+    case pictureCentred(item: Int, file: String)
+    /// A file could not be shown and left the playlist.
+    case pictureRefused(file: String, reason: String)
+    /// The playlist changed: files left (or, later, arrived); `count` is its new length.
+    case playlistChanged(count: Int)
+    /// The settings were applied again (a reload); the centred picture kept its place.
+    case settingsApplied
+    /// The display stopped taking frames; the show keeps time and retries.
+    case displayLost(reason: String)
+    /// The display takes frames again.
+    case displayBack
+    /// The show stopped: why (a signal's name, or nil when it was asked to)
+    /// and what it had done.
+    case stopped(reason: String?, statistics: ShowStatistics)
+}

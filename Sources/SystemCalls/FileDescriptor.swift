@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open file descriptor that this value owns: it is closed exactly once,
+/// when the value goes away (or by ``close()``). Non-copyable, so an fd can
+/// never be closed twice or used after its owner closed it.
+///
+/// The run loop's timers and counters, the DRM card and (later) sockets and
+/// input devices each hold one.
+public struct FileDescriptor: ~Copyable {
+    /// The kernel's number for it, for calls that take an `int fd`. Valid
+    /// while this value lives.
+    public let rawValue: Int32
+
+    /// Takes ownership of `rawValue` (from `open`, `timerfd_create`, ...).
+    public init(owning rawValue: Int32) {
+        precondition(rawValue >= 0, "not a file descriptor: \(rawValue)")
+        self.rawValue = rawValue
+    }
+
+    /// Opens `path`. The corresponding C function is `open`; `O_CLOEXEC` is
+    /// always added, so no descriptor leaks into a child process.
+    public init(opening path: String, flags: Int32, mode: mode_t = 0) throws(SystemCallError) {
+        rawValue = try retryingInterrupts("open", path: path) { open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// Closes it now, reporting a failure (after writing a file, a failed
+    /// close can mean the data never reached the disk). Not retried on
+    /// `EINTR`: on Linux the descriptor is released even then.
+    public consuming func close() throws(SystemCallError) {
+        let fd = rawValue
+        discard self
+        guard Glibc.close(fd) == 0 else { throw .last("close") }
+    }
+
+    deinit { _ = Glibc.close(rawValue) }
+
+    /// Reads up to `count` bytes into `buffer`; 0 at end of file. Retries
+    /// `EINTR`; `EAGAIN` on a non-blocking descriptor is thrown like any error.
+    public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(SystemCallError) -> Int {
+        try retryingInterrupts("read") { Glibc.read(rawValue, buffer, count) }
+    }
+
+    /// Writes up to `count` bytes from `buffer`; returns how many were written.
+    public func write(from buffer: UnsafeRawPointer, count: Int) throws(SystemCallError) -> Int {
+        try retryingInterrupts("write") { Glibc.write(rawValue, buffer, count) }
+    }
+
+    /// Reads one fixed-size record (a timer's expiry count, a `signalfd_siginfo`):
+    /// nil when none is waiting on a non-blocking descriptor.
+    public func readRecord<Record>(_ type: Record.Type, into record: inout Record) -> Bool {
+        withUnsafeMutableBytes(of: &record) { bytes in
+            (try? read(into: bytes.baseAddress!, count: bytes.count)) == bytes.count
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import DRMOutput
+import Glibc
+import ImageCodecs
+@testable import KioskApp
+import KioskCore
+import KioskRendering
+import Testing
+
+/// Decodes each requested file at once, so a test can run the show on
+/// simulated time: no thread, no sleeping.
+final class InlineDecoder: PictureDecoder {
+    private(set) var recipe: PictureRecipe
+    private(set) var finished: [DecodeOutcome] = []
+    private var done: Set<String> = []
+
+    init(_ recipe: PictureRecipe) { self.recipe = recipe }
+
+    func request(_ paths: [String]) {
+        for path in paths where done.insert(path).inserted {
+            finished.append(recipe.outcome(of: path))
+        }
+    }
+
+    func takeFinished() -> [DecodeOutcome] {
+        defer { finished = [] }
+        return finished
+    }
+
+    func use(_ recipe: PictureRecipe) {
+        self.recipe = recipe
+        finished = []
+        done = []
+    }
+}
+
+/// The daemon's show on a headless screen, with time simulated: the run
+/// loop's job (deliver flips at their refresh, wake the show at its
+/// deadlines, hand over decoded pictures) done by stepping a clock. The
+/// show is assembled and driven through its controller, as the daemon's is.
+final class SimulatedShow {
+    private(set) var settings: KioskSettings
+    let screen: HeadlessScreen
+    let decoder: InlineDecoder
+    private(set) var controller: ShowController!
+    var show: RunningShow { controller.show }
+    private(set) var now = 0.0
+    /// Every frame that reached the screen: when, and its pixels.
+    private(set) var frames: [(shownAt: Double, pixels: RasterImage)] = []
+    /// Every event the show emitted, in order.
+    private(set) var events: [ShowEvent] = []
+    /// The operator's log for those events, `--verbose`.
+    var log: [String] { events.compactMap { $0.logLine(verbose: true) } }
+
+    init(_ settings: KioskSettings, panel: PixelSize = PixelSize(width: 480, height: 270), startAt index: Int = 0) throws {
+        self.settings = settings
+        screen = try HeadlessScreen(panel: panel, vblankTimer: false, now: 0)
+        let assembly = try ShowAssembly(settings: settings, panel: panel)
+        decoder = InlineDecoder(assembly.recipe)
+        controller = ShowController(
+            show: assembly.makeShow(on: screen, decoder: decoder, startAt: index, now: 0), clock: { [unowned self] in now })
+        controller.subscribe { [unowned self] in events.append($0) }
+    }
+
+    /// Runs the show until `end`, handling each event at its time.
+    func run(until end: Double) {
+        for _ in 0..<1_000_000 {
+            if !decoder.finished.isEmpty { show.picturesReady(at: now) }
+            show.update(at: now)
+            let next = [screen.pendingFlipTime, show.nextWakeUp(at: now)].compactMap { $0 }.min()
+            guard let next, next <= end else {
+                now = end
+                return
+            }
+            now = max(now, next)
+            if let flip = screen.pendingFlipTime, flip <= now {
+                show.screenEvents(at: now)
+                frames.append((now, screen.shown!))
+            }
+        }
+        Issue.record("the show never settled: a busy loop")
+    }
+
+    func command(_ command: ShowCommand) { controller.perform(command) }
+
+    /// A reload: the show reassembled from new settings at the current time.
+    func reload(_ newSettings: KioskSettings) throws {
+        settings = newSettings
+        controller.reassemble(try ShowAssembly(settings: newSettings, panel: screen.panelSize))
+    }
+
+    /// The loop is held up for `seconds` (as if something had blocked it).
+    func stall(_ seconds: Double) { now += seconds }
+
+    /// What `kioskd snapshot` draws for the same settings at `position`.
+    func snapshot(at position: Double) throws -> RasterImage {
+        try SnapshotJob(settings: settings, screen: screen.panelSize, position: position).run().frame
+    }
+}
+
+/// A headless screen that can be made to refuse frames, as a display that
+/// was unplugged or lost DRM master would.
+final class FailingScreen: ShowScreen {
+    let inner: HeadlessScreen
+    var failing = false
+    init(_ inner: HeadlessScreen) { self.inner = inner }
+    var panelSize: PixelSize { inner.panelSize }
+    var refreshPeriod: Double { inner.refreshPeriod }
+    var eventDescriptor: Int32? { inner.eventDescriptor }
+    var flipPending: Bool { inner.flipPending }
+    var nextPresentAllowed: Double? { failing ? nil : inner.nextPresentAllowed }
+    func nextRefresh(after now: Double) -> Double { inner.nextRefresh(after: now) }
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
+        if failing { throw DRMError(device: "failing", kind: .call("drmModePageFlip", errno: ENODEV)) }
+        inner.present(at: now, draw)
+    }
+    func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
+    var summary: String { "failing" }
+}
