@@ -160,3 +160,30 @@ import Testing
         #expect(abs(show.position(at: 1.2) - Double(show.target) - offset) < 1e-12)
     }
 }
+
+@Suite struct SettingsReloadTests {
+    /// A reload mid-slide: the slide ends where and when it would have, the
+    /// next one takes the new transition, and the rest under way is
+    /// measured with the new interval from when it began.
+    @Test func newMotionSettingsApplyFromTheNextSlideWithoutAJump() {
+        var schedule = ShowSchedule(at: 0, pictureCount: 5, settings: MotionSettings(), now: 0)
+        let slid = schedule.advanceIfDue(at: 8)
+        #expect(slid)
+        let midSlide = schedule.position(at: 8.2)
+        var faster = MotionSettings()
+        faster.interval = 2
+        faster.transition = 1
+        faster.easing = .linear
+        schedule.apply(faster)
+        #expect(schedule.position(at: 8.2) == midSlide)
+        #expect(schedule.position(at: 8.45) == 1)
+        #expect(schedule.nextAdvance == 8.45 + 2)
+        let slidAgain = schedule.advanceIfDue(at: 10.45)
+        #expect(slidAgain)
+        // The new curve and length: what a linear one-second slide from rest does.
+        var expected = StripMotion(at: 1, easing: .linear, duration: 1)
+        expected.retarget(to: 2, at: 10.45)
+        for t in [10.6, 10.95, 11.3] { #expect(schedule.position(at: t) == expected.position(at: t)) }
+        #expect(schedule.position(at: 11.45) == 2)
+    }
+}

@@ -1,0 +1,175 @@
+import Glibc
+@testable import KioskApp
+import SystemCalls
+import Testing
+
+/// A pipe whose ends close with it.
+final class TestPipe {
+    let read: Int32, write: Int32
+    private var closed = false
+    init() {
+        var fds: [Int32] = [0, 0]
+        precondition(pipe(&fds) == 0)
+        (read, write) = (fds[0], fds[1])
+        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+    }
+    func send() { var byte: UInt8 = 1; _ = Glibc.write(write, &byte, 1) }
+    func drain() { var buffer = [UInt8](repeating: 0, count: 64); _ = Glibc.read(read, &buffer, 64) }
+    func closeBoth() { if !closed { Glibc.close(read); Glibc.close(write); closed = true } }
+    deinit { closeBoth() }
+}
+
+@Suite struct EventLoopTests {
+    /// A deadline that ends a wake-up that would otherwise wait for ever.
+    func timeout(_ loop: EventLoop, after seconds: Double = 0.05) -> Deadline {
+        let deadline = loop.deadline(named: "test time-out") { _ in }
+        deadline.arm(at: MonotonicClock.now() + seconds)
+        return deadline
+    }
+
+    @Test func everyReadySourceIsHandledEvenMoreThanOneWakeUpHolds() throws {
+        let loop = try EventLoop()
+        let pipes = (0..<150).map { _ in TestPipe() }
+        var handled = Set<Int>()
+        for (n, pipe) in pipes.enumerated() {
+            _ = try loop.register(pipe.read, name: "pipe \(n)") { events in
+                #expect(events == .readable)
+                handled.insert(n)
+                pipe.drain()
+            }
+        }
+        #expect(loop.registrationCount == 150)
+        pipes.forEach { $0.send() }
+        for _ in 0..<4 where handled.count < 150 { try loop.runOnce() }
+        #expect(handled.count == 150)
+    }
+
+    /// A handler that removes another source: the other's events already
+    /// collected in this wake-up are dropped, and it is never called again.
+    @Test func aSourceUnregisteredInsideAHandlerIsNotCalled() throws {
+        let loop = try EventLoop()
+        let a = TestPipe(), b = TestPipe()
+        var registrations: [String: Registration] = [:]
+        var calls: [String] = []
+        for (name, pipe, other) in [("a", a, "b"), ("b", b, "a")] {
+            registrations[name] = try loop.register(pipe.read, name: name) { _ in
+                calls.append(name)
+                pipe.drain()
+                loop.unregister(registrations[other]!)
+            }
+        }
+        a.send()
+        b.send()
+        try loop.runOnce()
+        #expect(calls.count == 1)
+        let survivor = calls[0]
+        (survivor == "a" ? b : a).send()
+        (survivor == "a" ? a : b).send()
+        try loop.runOnce()
+        #expect(calls == [survivor, survivor])
+        #expect(loop.registrationCount == 1)
+    }
+
+    /// The case swift-nio guards against: in one batch of events, a handler
+    /// closes another source's fd and a new source is given the same
+    /// number. The old source's event must not reach the new handler.
+    @Test func aReusedDescriptorNumberNeverReachesTheNewSource() throws {
+        let loop = try EventLoop()
+        let a = TestPipe(), b = TestPipe()
+        var registrations: [String: Registration] = [:]
+        var calls: [String] = []
+        var replacement: TestPipe?
+        var reusedNumber = false
+        for (name, pipe, victim) in [("a", a, b), ("b", b, a)] {
+            let victimName = name == "a" ? "b" : "a"
+            registrations[name] = try loop.register(pipe.read, name: name) { _ in
+                calls.append(name)
+                pipe.drain()
+                guard replacement == nil else { return }
+                let oldNumber = victim.read
+                loop.unregister(registrations[victimName]!)
+                victim.closeBoth()
+                let fresh = TestPipe()   // takes the lowest free numbers: the victim's
+                reusedNumber = fresh.read == oldNumber || fresh.write == oldNumber
+                replacement = fresh
+                registrations["new"] = try! loop.register(fresh.read == oldNumber ? fresh.read : fresh.write,
+                                                          name: "new", interest: fresh.read == oldNumber ? .readable : .writable) { _ in
+                    calls.append("new")
+                }
+            }
+        }
+        a.send()
+        b.send()
+        let limit = timeout(loop)
+        try loop.runOnce()
+        #expect(reusedNumber)
+        #expect(calls.count == 1 && !calls.contains("new"), "\(calls)")
+        loop.remove(limit)
+    }
+
+    @Test func aClosedPeerIsAHangUp() throws {
+        let loop = try EventLoop()
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        var seen: [EventSet] = []
+        let registration = try loop.register(pair[0], name: "client") { seen.append($0) }
+        close(pair[1])
+        try loop.runOnce()
+        #expect(seen.count == 1 && seen[0].contains(.hangUp), "\(seen)")
+        loop.unregister(registration)
+
+        let pipe = TestPipe()
+        var pipeEvents: [EventSet] = []
+        _ = try loop.register(pipe.read, name: "device") { pipeEvents.append($0) }
+        close(pipe.write)   // the writer is gone, as an unplugged device's node
+        try loop.runOnce()
+        #expect(pipeEvents == [.hangUp])
+    }
+
+    /// A client whose replies did not fit asks for `writable`, and stops
+    /// asking once they are sent: no busy wake-ups on an idle socket.
+    @Test func writableInterestComesAndGoes() throws {
+        let loop = try EventLoop()
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        var seen: [EventSet] = []
+        let registration = try loop.register(pair[0], name: "client") { seen.append($0) }
+        _ = timeout(loop)
+        try loop.runOnce()
+        #expect(seen.isEmpty)
+        try loop.setInterest([.readable, .writable], for: registration)
+        try loop.runOnce()
+        #expect(seen == [.writable])
+        try loop.setInterest(.readable, for: registration)
+        seen = []
+        _ = timeout(loop)
+        try loop.runOnce()
+        #expect(seen.isEmpty)
+    }
+
+    @Test func deadlinesFireInTimeOrderFromOneTimer() throws {
+        let loop = try EventLoop()
+        let start = MonotonicClock.now()
+        var fired: [(String, Double)] = []
+        var deadlines: [Deadline] = []
+        for (name, delay) in [("slide", 0.03), ("frame", 0.01), ("watchdog", 0.02), ("never", 0.015)] {
+            let deadline = loop.deadline(named: name) { now in fired.append((name, now)) }
+            deadline.arm(at: start + delay)
+            deadlines.append(deadline)
+        }
+        deadlines[3].arm(at: nil)
+        #expect(loop.nextDeadline == start + 0.01)
+        for _ in 0..<10 where fired.count < 3 { try loop.runOnce() }
+        #expect(fired.map(\.0) == ["frame", "watchdog", "slide"])
+        for ((_, at), delay) in zip(fired, [0.01, 0.02, 0.03]) { #expect(at >= start + delay) }
+        #expect(loop.nextDeadline == nil)
+        // A handler may arm its own deadline again.
+        var ticks = 0
+        let tick = loop.deadline(named: "tick") { _ in ticks += 1 }
+        tick.arm(at: MonotonicClock.now())
+        try loop.runOnce()
+        #expect(ticks == 1)
+    }
+}
