@@ -11,9 +11,7 @@ public func loadSettings(configPath: String?, flags: [(name: String, value: Stri
         do {
             bytes = try readWholeFile(configPath, limit: 1 << 20)
         } catch {
-            // The error names the path already; keep only why.
-            let why = error.description.dropFirst(configPath.count + 2)
-            throw ConfigFile.Error(path: configPath, message: "cannot read the config file: \(why)")
+            throw ConfigFile.Error(path: configPath, message: "cannot read the config file: \(error.why)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigFile.Error(path: configPath, message: "cannot read the config file: it is not UTF-8 text")
