@@ -57,6 +57,7 @@ public func writeWholeFile(_ path: String, bytes: [UInt8]) throws(ImageFileError
 }
 
 /// Runs system calls on the file at `path`, their failure reported as the file's.
+@discardableResult
 private func about<Result: ~Copyable>(
     _ path: String, _ body: () throws(SystemCallError) -> Result
 ) throws(ImageFileError) -> Result {

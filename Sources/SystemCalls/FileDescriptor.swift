@@ -48,7 +48,7 @@ public struct FileDescriptor: ~Copyable {
     }
 
     /// Reads one fixed-size record (a timer's expiry count, a `signalfd_siginfo`):
-    /// nil when none is waiting on a non-blocking descriptor.
+    /// false when none was read (none waiting on a non-blocking descriptor, or a failure).
     public func readRecord<Record>(_ type: Record.Type, into record: inout Record) -> Bool {
         withUnsafeMutableBytes(of: &record) { bytes in
             (try? read(into: bytes.baseAddress!, count: bytes.count)) == bytes.count
