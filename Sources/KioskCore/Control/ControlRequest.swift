@@ -1,0 +1,119 @@
+/// A command on the control socket, parsed: one line of text, one request.
+///
+/// The protocol (README, "Control socket"): a command word, case-insensitive,
+/// then its arguments, separated by spaces. Every malformed line gets a
+/// ``ControlRequestError`` whose message is the one sentence the client
+/// reads: what was wrong, and what is accepted.
+public enum ControlRequest: Equatable, Sendable {
+    /// Move `n` pictures forward (1 to 1000); quick repeats join one movement.
+    case next(Int)
+    /// Move `n` pictures back.
+    case previous(Int)
+    case goto(GotoTarget)
+    case pause
+    case resume
+    case status
+    /// The frame on screen as a PNG, sent after the reply line.
+    case screenshot
+    /// Events from now on, one JSON line each, until the client hangs up.
+    case watch
+
+    /// The command words, as the README and `kioskctl` spell them.
+    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch"]
+
+    /// The most pictures one `next n` or `prev n` moves.
+    public static let maximumSteps = 1000
+}
+
+/// Where `goto` goes: a playlist index, or a file's name in the picture folder.
+public enum GotoTarget: Equatable, Sendable {
+    case index(Int)
+    /// A name as listed in the folder (`IMG_0042.jpg`), never a path.
+    case file(String)
+}
+
+/// Why a line is not a request: the sentence the client gets back.
+public struct ControlRequestError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension ControlRequest {
+    /// Parses one line (without its `\n`; a trailing `\r` from a telnet-like
+    /// client is ignored).
+    public init(parsing line: String) throws(ControlRequestError) {
+        var text = Substring(line)
+        if text.last == "\r" { text = text.dropLast() }
+        text = text.drop { $0 == " " || $0 == "\t" }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        let word = text.prefix { $0 != " " && $0 != "\t" }
+        let rest = String(text.dropFirst(word.count).drop { $0 == " " || $0 == "\t" })
+        let known = Self.commands.joined(separator: ", ")
+        guard !word.isEmpty else { throw ControlRequestError("empty line: send one command per line, one of \(known)") }
+        switch word.lowercased() {
+        case "next": self = .next(try Self.steps("next", rest))
+        case "prev": self = .previous(try Self.steps("prev", rest))
+        case "goto": self = .goto(try Self.gotoTarget(rest))
+        case "pause": try Self.noArguments("pause", rest); self = .pause
+        case "resume": try Self.noArguments("resume", rest); self = .resume
+        case "status": try Self.noArguments("status", rest); self = .status
+        case "screenshot": try Self.noArguments("screenshot", rest); self = .screenshot
+        case "watch": try Self.noArguments("watch", rest); self = .watch
+        default:
+            throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
+        }
+    }
+
+    private static func steps(_ command: String, _ argument: String) throws(ControlRequestError) -> Int {
+        if argument.isEmpty { return 1 }
+        guard let n = Int(argument), (1...maximumSteps).contains(n) else {
+            throw ControlRequestError(
+                "\(command) takes an optional count of pictures from 1 to \(maximumSteps) (got \"\(quoted(argument))\")")
+        }
+        return n
+    }
+
+    private static func gotoTarget(_ argument: String) throws(ControlRequestError) -> GotoTarget {
+        guard !argument.isEmpty else {
+            throw ControlRequestError("goto needs a picture: its index in the playlist (0 is the first) or its file name")
+        }
+        if argument.allSatisfy(\.isASCII), argument.allSatisfy(\.isNumber) {
+            guard let index = Int(argument) else {
+                throw ControlRequestError("goto: the index \(argument) is too large")
+            }
+            return .index(index)
+        }
+        if argument.hasPrefix("-"), Int(argument) != nil {
+            throw ControlRequestError("goto takes an index from 0 (got \(argument))")
+        }
+        guard !argument.contains("/"), argument != ".", argument != "..", !argument.contains("\0") else {
+            throw ControlRequestError(
+                "goto takes a file name in the picture folder, not a path (got \"\(quoted(argument))\")")
+        }
+        return .file(argument)
+    }
+
+    private static func noArguments(_ command: String, _ argument: String) throws(ControlRequestError) {
+        guard argument.isEmpty else {
+            throw ControlRequestError("\(command) takes no arguments (got \"\(quoted(argument))\")")
+        }
+    }
+
+    /// A client's text for an error message: at most 64 characters, control
+    /// characters and quotes shown escaped, so the reply stays one safe line.
+    static func quoted(_ text: some StringProtocol) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(64) {
+            switch scalar {
+            case "\"": shown += "\\\""
+            case "\\": shown += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                shown += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+        return text.unicodeScalars.count > 64 ? shown + "..." : shown
+    }
+}
