@@ -3,10 +3,12 @@ import Glibc
 import SystemCalls
 import Testing
 
-/// A pipe whose ends close with it.
+/// A pipe whose ends close with it, each exactly once: tests run in
+/// parallel, and closing a number twice could close another test's fd.
 final class TestPipe {
     let read: Int32, write: Int32
     private var closed = false
+    private var writeClosed = false
     init() {
         var fds: [Int32] = [0, 0]
         precondition(pipe(&fds) == 0)
@@ -15,7 +17,13 @@ final class TestPipe {
     }
     func send() { var byte: UInt8 = 1; _ = Glibc.write(write, &byte, 1) }
     func drain() { var buffer = [UInt8](repeating: 0, count: 64); _ = Glibc.read(read, &buffer, 64) }
-    func closeBoth() { if !closed { Glibc.close(read); Glibc.close(write); closed = true } }
+    func closeWriteEnd() { if !writeClosed { Glibc.close(write); writeClosed = true } }
+    func closeBoth() {
+        guard !closed else { return }
+        Glibc.close(read)
+        closeWriteEnd()
+        closed = true
+    }
     deinit { closeBoth() }
 }
 
@@ -122,7 +130,7 @@ final class TestPipe {
         let pipe = TestPipe()
         var pipeEvents: [EventSet] = []
         _ = try loop.register(pipe.read, name: "device") { pipeEvents.append($0) }
-        close(pipe.write)   // the writer is gone, as an unplugged device's node
+        pipe.closeWriteEnd()   // the writer is gone, as an unplugged device's node
         try loop.runOnce()
         #expect(pipeEvents == [.hangUp])
     }

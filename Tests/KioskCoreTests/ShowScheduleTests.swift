@@ -187,3 +187,44 @@ import Testing
         #expect(schedule.position(at: 11.45) == 2)
     }
 }
+
+@Suite struct CountedAndGotoCommandTests {
+    /// `next 5` is one movement to the same place five quick `next`s reach.
+    @Test func nextFiveEndsWhereFiveQuickNextsEnd() {
+        var counted = ShowSchedule(at: 0, pictureCount: 8, settings: MotionSettings(), now: 0)
+        counted.apply(.move(by: 5), at: 1)
+        var quick = ShowSchedule(at: 0, pictureCount: 8, settings: MotionSettings(), now: 0)
+        for t in [1.0, 1.05, 1.1, 1.15, 1.2] { quick.apply(.next, at: t) }
+        #expect(counted.target == 5 && quick.target == 5)
+        #expect(counted.position(at: 3) == 5)
+        counted.apply(.move(by: -7), at: 4)
+        #expect(counted.target == -2)
+    }
+
+    @Test func gotoTakesTheShortestWayRoundTheLoop() {
+        var schedule = ShowSchedule(at: 9, pictureCount: 10, settings: MotionSettings(), now: 0)
+        schedule.apply(.goto(item: 0), at: 1)
+        #expect(schedule.target == 10)          // forward one, not back nine
+        schedule.apply(.goto(item: 7), at: 2)
+        #expect(schedule.target == 7)           // back three
+        schedule.apply(.goto(item: 2), at: 3)
+        #expect(schedule.target == 12)          // a tie (five each way) goes forward
+        let before = schedule
+        schedule.apply(.goto(item: 2), at: 4)
+        schedule.apply(.goto(item: 10), at: 4)  // not in the playlist: ignored
+        #expect(schedule == before)
+    }
+
+    @Test func theNearestSlotShowsTheItemAndIsNeverMoreThanHalfALoopAway() {
+        for count in 1...7 {
+            let index = CircularIndex(count: count)
+            for slot in -15...15 {
+                for item in 0..<count {
+                    let found = index.nearestSlot(showing: item, from: slot)
+                    #expect(index.item(forSlot: found) == item)
+                    #expect(abs(found - slot) * 2 <= count)
+                }
+            }
+        }
+    }
+}

@@ -32,3 +32,13 @@ extension CircularIndex {
         return lap * (count - 1) + (removed < item ? item - 1 : item)
     }
 }
+
+extension CircularIndex {
+    /// The slot nearest `slot` that shows `item`: the shortest way round the
+    /// loop, forward on a tie. Where `goto` slides to.
+    public func nearestSlot(showing item: Int, from slot: Int) -> Int {
+        precondition((0..<count).contains(item))
+        let forward = (item - self.item(forSlot: slot)! + count) % count
+        return forward <= count - forward ? slot + forward : slot - (count - forward)
+    }
+}

@@ -1,9 +1,18 @@
-/// What the operator (or, later, a swipe or the control socket) asks the show to do.
-public enum ShowCommand: String, Sendable, Hashable, CaseIterable {
-    case next
-    case previous = "prev"
+/// What the operator (a signal, the control socket, later a swipe or a key)
+/// asks the show to do.
+public enum ShowCommand: Sendable, Hashable {
+    /// Move `by` pictures: forward when positive (`next n`), back when
+    /// negative (`prev n`). Quick repeats join one movement.
+    case move(by: Int)
+    /// Slide to playlist item `item` the shortest way round the loop
+    /// (forward on a tie); an item outside the playlist is ignored (the
+    /// control socket checks it first and says so).
+    case goto(item: Int)
     case pause
     case resume
+
+    public static let next = ShowCommand.move(by: 1)
+    public static let previous = ShowCommand.move(by: -1)
 }
 
 /// When the show moves: the rest on each picture, the automatic slide to the
@@ -55,8 +64,12 @@ public struct ShowSchedule: Sendable, Equatable {
 
     public mutating func apply(_ command: ShowCommand, at now: Double) {
         switch command {
-        case .next: move(by: 1, at: now)
-        case .previous: move(by: -1, at: now)
+        case .move(let delta):
+            move(by: delta, at: now)
+        case .goto(let item):
+            let index = CircularIndex(count: pictureCount)
+            guard (0..<pictureCount).contains(item) else { return }
+            move(by: index.nearestSlot(showing: item, from: target) - target, at: now)
         case .pause:
             isPaused = true
             nextAdvance = nil
@@ -98,7 +111,7 @@ public struct ShowSchedule: Sendable, Equatable {
     }
 
     private mutating func move(by delta: Int, at now: Double) {
-        guard pictureCount >= 2 else { return }
+        guard pictureCount >= 2, delta != 0 else { return }
         motion.retarget(to: motion.target + Double(delta), at: now)
         if !isPaused { nextAdvance = motion.restTime + interval }
     }
