@@ -43,6 +43,9 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
             name: "CDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
 
@@ -54,6 +57,12 @@ let package = Package(
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CDRM"]),
 
+        // What systemd hands the daemon (libsystemd): the control socket by socket activation.
+        .target(name: "ServiceManager", dependencies: ["SystemCalls", "CSystemd"]),
+
+        // The client side of the control socket: kioskctl, the tests and the benchmark.
+        .target(name: "ControlClient", dependencies: ["SystemCalls"]),
+
         // The TOML config file, mapped onto KioskCore's settings.
         .target(name: "KioskConfigFile", dependencies: ["KioskCore", "TOMLKit"]),
 
@@ -61,7 +70,8 @@ let package = Package(
         .target(
             name: "KioskApp",
             dependencies: [
-                "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "CLinux",
+                "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "ServiceManager",
+                "CLinux",
             ]),
 
         .executableTarget(
@@ -69,7 +79,7 @@ let package = Package(
             dependencies: ["KioskApp", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "kioskctl",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["ControlClient", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The benchmark command (`make bench`): decode speed and peak memory.
         .executableTarget(
             name: "kioskd-bench",
@@ -88,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
-                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls",
+                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ]

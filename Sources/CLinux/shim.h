@@ -6,3 +6,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <malloc.h>
+// The control socket: accept4 (non-blocking, close-on-exec in one call) is a
+// GNU extension that Glibc's module leaves out without _GNU_SOURCE.
+#include <sys/socket.h>
+int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);

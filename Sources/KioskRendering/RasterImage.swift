@@ -13,6 +13,17 @@ public struct RasterImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
+    /// A copy of what `surface` holds (a screenshot of a scan-out buffer).
+    public init(copying surface: PixelSurface) {
+        let width = surface.size.width
+        self.init(size: surface.size, pixels: [UInt32](unsafeUninitializedCapacity: surface.size.pixelCount) { copy, count in
+            for y in 0..<surface.size.height {
+                (copy.baseAddress! + y * width).update(from: surface.row(y), count: width)
+            }
+            count = surface.size.pixelCount
+        })
+    }
+
     public init(size: PixelSize, filledWith colour: RGBColor) {
         self.init(size: size, pixels: Array(repeating: colour.xrgb, count: size.pixelCount))
     }

@@ -1,10 +1,244 @@
 import ArgumentParser
+import ControlClient
+import Foundation
+import KioskCore
 
+/// `kioskctl`: drives a running kioskd through its control socket. Each
+/// subcommand is one line of the protocol (README, "Control socket").
+///
+/// Exit status: 0 when kioskd did it; 1 when kioskd refused (its reason
+/// is printed); 2 when kioskd could not be reached (not running, not
+/// allowed, no answer in time); 64 for a command line kioskctl cannot parse.
 @main
 struct Kioskctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskctl",
-        abstract: "Control a running kioskd.",
-        discussion: "The control socket arrives with a later milestone; today kioskctl only prints its version.",
-        version: "0.1.0")
+        abstract: "Drive a running kioskd: move the show, pause it, ask what it shows, take a screenshot.",
+        discussion: """
+            Talks to kioskd's control socket (root and the socket's group may use it). \
+            Exit status: 0 done, 1 kioskd refused (its reason is printed), 2 kioskd not reachable, 64 bad usage.
+            """,
+        version: KioskVersion.current,
+        subcommands: [Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self])
+
+    /// The connection options may come before the subcommand too
+    /// (`kioskctl --socket /tmp/k.sock status`): they are moved after it.
+    static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        var leading: [String] = []
+        while let first = arguments.first, ["--socket", "--timeout", "--json"].contains(where: { first == $0 || first.hasPrefix($0 + "=") }) {
+            leading.append(arguments.removeFirst())
+            if !first.contains("="), first != "--json", !arguments.isEmpty { leading.append(arguments.removeFirst()) }
+        }
+        if let command = arguments.first, !command.hasPrefix("-") {
+            arguments.insert(contentsOf: leading, at: 1)
+        } else {
+            arguments = leading + arguments
+        }
+        main(arguments)
+    }
+}
+
+/// The options every subcommand takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("kioskd's control socket.", valueName: "path"))
+    var socket = ControlSettings.defaultSocket
+
+    @Flag(help: "Print kioskd's replies as they are (one JSON object per line), for scripts.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Seconds to wait for kioskd's answer.", valueName: "s"))
+    var timeout: Double = 5
+
+    func validate() throws {
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a number of seconds above 0") }
+    }
+
+    func connect(timeout: Double?? = nil) -> ControlConnection {
+        do { return try ControlConnection(path: socket, timeout: timeout ?? self.timeout) } catch { unreachable(error) }
+    }
+
+    /// Sends `command`; returns the reply if it is a success, else exits 1 with kioskd's reason.
+    @discardableResult
+    func request(_ command: String, on connection: ControlConnection? = nil) -> [String: Any] {
+        let connection = connection ?? connect()
+        let line: [UInt8]
+        do { line = try connection.request(command) } catch { unreachable(error) }
+        if json { print(String(decoding: line, as: UTF8.self)) }
+        let reply = parseReply(line)
+        guard reply["ok"] as? Bool == true else {
+            if !json { complain(reply["error"] as? String ?? "kioskd refused") }
+            Foundation.exit(1)
+        }
+        return reply
+    }
+}
+
+func parseReply(_ line: [UInt8]) -> [String: Any] {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+        complain("kioskd sent something that is not a JSON object: \(String(decoding: line.prefix(200), as: UTF8.self))")
+        Foundation.exit(2)
+    }
+    return object
+}
+
+func complain(_ message: String) {
+    FileHandle.standardError.write(Data("kioskctl: \(message)\n".utf8))
+}
+
+func unreachable(_ error: ControlClientError) -> Never {
+    complain(error.description)
+    Foundation.exit(2)
+}
+
+/// "picture 3: 04.jpg" for a reply or event with `index` and `file`.
+func pictureLine(_ object: [String: Any]) -> String {
+    guard let index = object["index"] as? Int else { return "no picture (the playlist is empty)" }
+    return "picture \(index): \(object["file"] as? String ?? "?")"
+}
+
+struct Next: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Slide forward n pictures (default 1); quick repeats join one movement.")
+    @Argument(help: "How many pictures, 1 to 1000.") var count: Int = 1
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request("next \(count)")
+        if !options.json { print("moving to \(pictureLine(reply))") }
+    }
+}
+
+struct Prev: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Slide back n pictures (default 1).")
+    @Argument(help: "How many pictures, 1 to 1000.") var count: Int = 1
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request("prev \(count)")
+        if !options.json { print("moving to \(pictureLine(reply))") }
+    }
+}
+
+struct Goto: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Slide to a picture: its index (0 is the first) or its file name, the shortest way round.")
+    @Argument(help: ArgumentHelp("An index, or a file name in the picture folder.", valueName: "index-or-name"))
+    var picture: String
+    @OptionGroup var options: ConnectionOptions
+
+    func validate() throws {
+        guard !picture.contains("\n") else { throw ValidationError("the picture cannot contain a line break") }
+    }
+
+    func run() {
+        let reply = options.request("goto \(picture)")
+        if !options.json { print("moving to \(pictureLine(reply))") }
+    }
+}
+
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop the automatic slides (next and prev still work).")
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        options.request("pause")
+        if !options.json { print("paused") }
+    }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the automatic slides again.")
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        options.request("resume")
+        if !options.json { print("resumed") }
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What the kiosk shows, and how it is doing.")
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request("status")
+        guard !options.json else { return }
+        let display = reply["display"] as? [String: Any] ?? [:]
+        let screen = display["driver"] as? String == "headless"
+            ? "headless \(display["size"] as? String ?? "")"
+            : ["driver", "connector", "mode"].compactMap { display[$0] as? String }.joined(separator: " ")
+        let state = (reply["paused"] as? Bool == true ? "paused" : "playing")
+            + (reply["moving"] as? Bool == true ? ", sliding" : ", at rest")
+        func number(_ key: String) -> String { (reply[key] as? NSNumber).map { "\($0)" } ?? "?" }
+        func mebibytes(_ key: String) -> String {
+            String(format: "%.1f MiB", (reply[key] as? Double ?? 0) / 1_048_576)
+        }
+        print("""
+            picture   \(number("index")) of \(number("count")): \(reply["file"] as? String ?? "none") (strip at \(number("position")))
+            state     \(state); a slide every \(number("interval")) s, each \(number("transition")) s
+            display   \(screen)
+            running   \(number("uptime_s")) s: \(number("frames_shown")) frames shown, \(number("refreshes_missed")) refreshes missed, \(number("slides")) slides
+            cache     \(mebibytes("cache_bytes")) of \(mebibytes("cache_budget_bytes"))
+            version   \(reply["version"] as? String ?? "?")
+            """)
+    }
+}
+
+struct Screenshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Save the frame on the screen as a PNG (kioskd writes no file: kioskctl does, as you).")
+    @Argument(help: ArgumentHelp("Where to save it.", valueName: "file.png")) var file: String
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let connection = options.connect()
+        let reply = options.request("screenshot", on: connection)
+        guard let count = reply["png_bytes"] as? Int, count >= 0 else {
+            complain("kioskd's screenshot reply has no png_bytes")
+            Foundation.exit(2)
+        }
+        let png: [UInt8]
+        do { png = try connection.read(count: count) } catch { unreachable(error) }
+        do {
+            try Data(png).write(to: URL(fileURLWithPath: file))
+        } catch {
+            complain("cannot write \(file): \(error.localizedDescription)")
+            Foundation.exit(1)
+        }
+        if !options.json {
+            print("saved \(file): \(reply["width"] as? Int ?? 0)x\(reply["height"] as? Int ?? 0), \(count) bytes, \(pictureLine(reply))")
+        }
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each picture the show comes to rest on, and pauses, resumes and playlist changes, until interrupted.")
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let connection = options.connect()
+        options.request("watch", on: connection)
+        connection.timeout = nil
+        // Each event at once, also into a pipe (FileHandle writes unbuffered).
+        func show(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+        while true {
+            let line: [UInt8]
+            do { line = try connection.readLine() } catch { unreachable(error) }
+            if options.json {
+                show(String(decoding: line, as: UTF8.self))
+                continue
+            }
+            let event = parseReply(line)
+            switch event["event"] as? String {
+            case "picture": show(pictureLine(event))
+            case "pause": show("paused")
+            case "resume": show("resumed")
+            case "playlist": show("playlist: \(event["count"] as? Int ?? 0) pictures")
+            case "display_lost": show("display lost: \(event["reason"] as? String ?? "")")
+            case "display_back": show("display back")
+            default: show(String(decoding: line, as: UTF8.self))
+            }
+        }
+    }
 }

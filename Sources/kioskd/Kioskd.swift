@@ -1,5 +1,6 @@
 import ArgumentParser
 import KioskApp
+import KioskCore
 
 @main
 struct Kioskd: ParsableCommand {
@@ -11,6 +12,7 @@ struct Kioskd: ParsableCommand {
             in an endless loop. Without a subcommand kioskd runs the show on a DRM display \
             until SIGTERM or SIGINT; `kioskd snapshot` renders one frame of it to a PNG.
             """,
+        version: KioskVersion.current,
         subcommands: [Show.self, Snapshot.self],
         defaultSubcommand: Show.self)
 

@@ -8,7 +8,8 @@ struct Show: ParsableCommand {
         abstract: "Run the show on a display (the default).",
         discussion: """
             Rests on each picture for --interval seconds, then slides to the next, in an endless loop. \
-            SIGUSR1 moves to the next picture, SIGUSR2 to the previous one. \
+            SIGUSR1 moves to the next picture, SIGUSR2 to the previous one; kioskctl (or any program, \
+            through the control socket) does that and more. \
             Runs until SIGTERM or SIGINT, then restores the console and exits 0.
             """)
 
@@ -38,6 +39,9 @@ struct Show: ParsableCommand {
     @Option(help: ArgumentHelp("How a slide speeds up and settles: ease-in-out (default), ease-out or linear.", valueName: "curve"))
     var easing: String?
 
+    @Option(help: ArgumentHelp("The control socket kioskctl talks to, or none. Default /run/kioskd/control.sock.", valueName: "path"))
+    var socket: String?
+
     @Option(help: "The picture to start with (0 is the first file).")
     var index: Int = 0
 
@@ -57,6 +61,7 @@ struct Show: ParsableCommand {
             settings = try layout.settings(extra: [
                 ("device", device), ("connector", connector), ("mode", mode), ("display", display), ("size", size),
                 ("interval", interval), ("transition", transition), ("easing", easing),
+                ("socket", socket),
             ])
         } catch {
             fail("\(error)")

@@ -54,7 +54,7 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
     @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/dev/dri"), "this machine has DRM devices"))
     func withoutADisplayTheShowSaysSo() throws {
-        let run = try kioskd(["--images", demoImages])
+        let run = try kioskd(["--images", demoImages, "--socket", "none"])
         #expect(run.status == 1)
         #expect(run.stderr == "kioskd: no DRM display device with a connected screen in /dev/dri (is a screen plugged in and its driver loaded?)\n")
     }
@@ -76,12 +76,18 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let err = Pipe()
         private(set) var log = ""
         private let watchdog: DispatchWorkItem
+        /// Its control socket, in a folder of its own (unless `arguments` name one).
+        let socket: String
 
         init(_ arguments: [String]) throws {
+            let folder = NSTemporaryDirectory() + "kioskd-test-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            socket = arguments.firstIndex(of: "--socket").map { arguments[$0 + 1] } ?? folder + "/control.sock"
             let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 .deletingLastPathComponent()
             process.executableURL = buildFolder.appendingPathComponent("kioskd")
-            process.arguments = ["--display", "headless", "--size", "320x180", "--images", demoImages, "--verbose"] + arguments
+            process.arguments = ["--display", "headless", "--size", "320x180", "--images", demoImages, "--verbose"]
+                + (arguments.contains("--socket") ? [] : ["--socket", socket]) + arguments
             process.standardError = err
             try process.run()
             // A show that never got there would leave reads waiting: kill it
@@ -150,7 +156,7 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         (["--display", "headless", "--easing", "bounce"], "kioskd: invalid easing \"bounce\": expected linear, ease-in-out or ease-out\n"),
     ])
     func badShowSettingsExitOneNamingTheSetting(arguments: [String], message: String) throws {
-        let run = try kioskd(["--images", demoImages] + arguments)
+        let run = try kioskd(["--images", demoImages, "--socket", "none"] + arguments)
         #expect(run.status == 1)
         #expect(run.stderr == message)
     }

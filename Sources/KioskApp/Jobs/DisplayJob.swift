@@ -9,9 +9,11 @@ public enum DisplayJobError: Error, CustomStringConvertible {
     case setup(ShowSetupError)
     case display(DRMError)
     case system(SystemCallError)
+    case control(ControlSocketError)
 
     public var description: String {
         switch self {
+        case .control(let error): return error.description
         case .setup(let error): return error.description
         case .display(let error): return error.description
         case .system(let error): return error.description
@@ -52,6 +54,9 @@ public struct DisplayJob {
     /// wake-up) says so; the benchmark stops after a number of slides.
     public func run(until stop: (ShowStatistics) -> Bool) throws(DisplayJobError) -> ShowStatistics {
         let signals = try system { () throws(SystemCallError) in try SignalSource() }
+        // Before the display: a socket that cannot be made stops the start with the console untouched.
+        let control: ControlSocket?
+        do { control = try ControlSocket.open(settings.control) } catch { throw .control(error) }
         let screen: any ShowScreen
         var drm: KMSOutput?
         switch settings.display.target {
@@ -68,6 +73,7 @@ public struct DisplayJob {
         do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize) } catch { throw .setup(error) }
         log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
         assembly.notes.forEach(log)
+        log(control.map { "control socket: \($0.summary)" } ?? "control socket: off")
 
         let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe) }
         defer { worker.stop() }
@@ -82,6 +88,7 @@ public struct DisplayJob {
         let reason = try system { () throws(SystemCallError) in
             let loop = try ShowLoop(controller: controller, decoder: worker)
             try loop.add(signals)
+            if let control { try loop.add(control) }
             return try loop.run(until: stop)
         }
         let statistics = controller.show.statistics

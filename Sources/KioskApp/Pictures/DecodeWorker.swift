@@ -74,18 +74,8 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         state = Mutex(State(decode: decode))
         wake = try EventCounter(nonBlocking: false)
         ready = try EventCounter(nonBlocking: true)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { context in
-            let worker = Unmanaged<DecodeWorker>.fromOpaque(context!).takeRetainedValue()
-            worker.work()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<DecodeWorker>.fromOpaque(context).release()
-            throw SystemCallError("pthread_create", errno: status)
-        }
-        pthread_detach(thread)
+        // The thread holds its own reference until it ends.
+        try startDetachedThread { [self] in work() }
     }
 
     /// Asks the thread to end after the picture in progress, without

@@ -66,5 +66,11 @@ final class HeadlessScreen: ShowScreen {
         return [flip.shownAt]
     }
 
+    func copyFrameOnScreen() -> RasterImage? { shown }
+
+    var statusFields: JSONObject {
+        ["driver": "headless", "size": .string("\(panelSize)"), "refresh_hz": .int(Int((1 / refreshPeriod).rounded()))]
+    }
+
     var summary: String { "headless \(panelSize) at \(Int((1 / refreshPeriod).rounded())) Hz" }
 }

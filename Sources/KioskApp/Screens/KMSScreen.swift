@@ -13,5 +13,10 @@ extension KMSOutput: ShowScreen {
 
     func handleEvents(at now: Double) -> [Double] { handleEvents() }
 
+    var statusFields: JSONObject {
+        ["driver": .string(card.driverName), "device": .string(card.path), "connector": .string(connectorName),
+         "mode": .string("\(mode)")]
+    }
+
     var summary: String { "\(card.path) (\(card.driverName)) \(connectorName) \(mode)" }
 }

@@ -30,4 +30,9 @@ protocol ShowScreen: AnyObject {
     func handleEvents(at now: Double) -> [Double]
     /// A line for the log: which screen this is.
     var summary: String { get }
+    /// What `status` says about the display: `driver`, `connector`, `mode`
+    /// (or `headless` and the size).
+    var statusFields: JSONObject { get }
+    /// A copy of the frame on the screen (for `screenshot`); nil before the first.
+    func copyFrameOnScreen() -> RasterImage?
 }

@@ -27,7 +27,10 @@ final class RunningShow {
     /// The position of the last frame presented.
     private var drawnPosition: Double?
     /// The frame queued on the screen: whether the strip moved for it.
-    private var inFlight: (moving: Bool, position: Double)?
+    /// `arrives`: the playlist item it brings to rest in the centre (the
+    /// last frame of a slide), decided when drawn: a command that arrives
+    /// before its flip completes must not unsay that it came to rest.
+    private var inFlight: (moving: Bool, position: Double, arrives: Int?)?
     /// When the last frame of an ongoing slide reached the screen.
     private var lastMotionFrameShown: Double?
     /// What the decoder was last asked for: the slots on screen and the way the strip was going.
@@ -57,9 +60,10 @@ final class RunningShow {
 
     /// An operator's command: obeyed at once, mid-slide too.
     func command(_ command: ShowCommand, at now: Double) {
-        let before = schedule.target
+        let before = (target: schedule.target, paused: schedule.isPaused)
         schedule.apply(command, at: now)
-        if schedule.target != before { statistics.slides += 1 }
+        if schedule.target != before.target { statistics.slides += 1 }
+        if schedule.isPaused != before.paused { emit(schedule.isPaused ? .paused : .resumed) }
     }
 
     /// The screen's descriptor is readable: flips completed.
@@ -149,7 +153,7 @@ final class RunningShow {
         let delta = Double(slot - schedule.target)
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.playlist.count)
         drawnPosition = drawnPosition.map { $0 + delta }
-        inFlight = inFlight.map { ($0.moving, $0.position + delta) }
+        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }) }
         pictures.position += delta
     }
 
@@ -183,7 +187,7 @@ final class RunningShow {
         }
         drawnPosition = position
         frameNeeded = false
-        inFlight = (moving, position)
+        inFlight = (moving, position, moving && position == Double(schedule.target) ? centredItem : nil)
         // Screens without flip events (the first mode set) show the frame at once.
         if !screen.flipPending { frameShown(at: screen.nextRefresh(after: now)) }
         requestPictures(at: position, now: now)
@@ -202,7 +206,7 @@ final class RunningShow {
                 statistics.refreshesMissed += max(0, Int(((shownAt - last) / screen.refreshPeriod).rounded()) - 1)
             }
             lastMotionFrameShown = shownAt
-            if frame.position == Double(schedule.target), let item = centredItem {
+            if let item = frame.arrives, item < pictures.pictures.playlist.count {
                 emit(.pictureCentred(item: item, file: pictures.pictures.playlist[item]))
             }
         }

@@ -16,6 +16,10 @@ extension ShowEvent {
             return verbose ? "\(count) picture(s) in the playlist" : nil
         case .settingsApplied:
             return "settings applied"
+        case .paused:
+            return "paused: no automatic slides until resume"
+        case .resumed:
+            return "resumed"
         case .displayLost(let reason):
             return "cannot present a frame: \(reason); retrying every second"
         case .displayBack:

@@ -102,7 +102,7 @@ extension ControlRequest {
 
     /// A client's text for an error message: at most 64 characters, control
     /// characters and quotes shown escaped, so the reply stays one safe line.
-    static func quoted(_ text: some StringProtocol) -> String {
+    public static func quoted(_ text: some StringProtocol) -> String {
         var shown = ""
         for scalar in text.unicodeScalars.prefix(64) {
             switch scalar {

@@ -17,6 +17,14 @@ public struct Playlist: Hashable, Sendable {
     public init(_ files: [String] = []) { self.files = files }
 
     public var count: Int { files.count }
+
+    /// A file's name as the control socket shows it and `goto` takes it: the path's last part.
+    public static func fileName(of path: String) -> String {
+        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
+    }
+
+    /// The item whose file is named `name` (``fileName(of:)``), if any.
+    public func item(named name: String) -> Int? { files.firstIndex { Self.fileName(of: $0) == name } }
     public var isEmpty: Bool { files.isEmpty }
     public var index: CircularIndex { CircularIndex(count: files.count) }
     public subscript(item: Int) -> String { files[item] }

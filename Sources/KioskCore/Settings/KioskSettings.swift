@@ -69,6 +69,21 @@ public enum SettingValue: Hashable, Sendable {
     }
 }
 
+/// The control socket (`kioskctl`, `socat`): where it is, and who may use it.
+public struct ControlSettings: Hashable, Sendable {
+    /// The socket's path; nil (`"none"`) turns the socket off. A socket
+    /// passed by systemd (`LISTEN_FDS`) is used instead of this.
+    public var socket: String? = ControlSettings.defaultSocket
+    /// The group the socket file (mode 0660) belongs to; nil keeps the daemon's own.
+    public var socketGroup: String? = nil
+
+    public static let defaultSocket = "/run/kioskd/control.sock"
+    /// A Unix socket's path must fit `sockaddr_un.sun_path` with its terminating zero.
+    public static let maximumPathBytes = 107
+
+    public init() {}
+}
+
 /// Everything the operator can set, with the defaults a kiosk starts from.
 ///
 /// Settings are layered: defaults, then the config file, then command-line
@@ -85,13 +100,14 @@ public struct KioskSettings: Hashable, Sendable {
     /// from the slot size (see ``PreloadPlan/defaultBudget(_:)``).
     public var cacheMegabytes: Int? = nil
     public var motion = MotionSettings()
+    public var control = ControlSettings()
 
     public init() {}
 
     /// The settings a config file may contain.
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
-        "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size",
+        "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -165,6 +181,20 @@ public struct KioskSettings: Hashable, Sendable {
                 throw SettingError(setting: name, value: value.written, reason: "expected 0, 90, 180 or 270")
             }
             display.rotation = rotation
+        case "socket":
+            guard case .string(let text) = value, !text.isEmpty, !text.contains("\0"),
+                  text.utf8.count <= ControlSettings.maximumPathBytes else {
+                throw SettingError(
+                    setting: name, value: value.written,
+                    reason: "expected \"none\" or the path of the control socket, at most \(ControlSettings.maximumPathBytes) bytes, e.g. \"\(ControlSettings.defaultSocket)\"")
+            }
+            control.socket = text == "none" ? nil : text
+        case "socket_group":
+            guard case .string(let text) = value, !text.isEmpty, !text.contains("\0"), !text.contains(":") else {
+                throw SettingError(
+                    setting: name, value: value.written, reason: "expected the name of a group, e.g. \"kioskd\"")
+            }
+            control.socketGroup = text
         default:
             throw SettingError(
                 setting: name, value: value.written,

@@ -29,6 +29,10 @@ public enum ShowEvent: Equatable, Sendable {
     case playlistChanged(count: Int)
     /// The settings were applied again (a reload); the centred picture kept its place.
     case settingsApplied
+    /// Automatic slides stopped (`pause`); manual moves still work.
+    case paused
+    /// Automatic slides go on (`resume`).
+    case resumed
     /// The display stopped taking frames; the show keeps time and retries.
     case displayLost(reason: String)
     /// The display takes frames again.

@@ -1,0 +1,77 @@
+import KioskCore
+
+/// Answers the control socket's requests from the show: moves go to the
+/// ``ShowController`` like any source's commands, `status` reads the show.
+/// (`watch` and `screenshot` are the session's and the socket's.)
+struct ControlCommands {
+    let controller: ShowController
+    /// When the show started (``MonotonicClock`` seconds), for `uptime_s`.
+    let started: Double
+
+    func answer(_ request: ControlRequest) -> JSONObject {
+        let playlist = controller.show.pictures.pictures.playlist
+        switch request {
+        case .next(let steps):
+            return move(.move(by: steps))
+        case .previous(let steps):
+            return move(.move(by: -steps))
+        case .goto(let target):
+            guard !playlist.isEmpty else {
+                return ControlReply.failure("goto: the playlist is empty, so there is no picture to go to")
+            }
+            switch target {
+            case .index(let item):
+                guard item < playlist.count else {
+                    return ControlReply.failure(
+                        "goto: there is no picture \(item): the playlist has \(playlist.count), numbered 0 to \(playlist.count - 1)")
+                }
+                return move(.goto(item: item))
+            case .file(let name):
+                guard let item = playlist.item(named: name) else {
+                    return ControlReply.failure(
+                        "goto: no picture named \"\(ControlRequest.quoted(name))\" in the playlist; give a file name from the picture folder as status shows it, or an index")
+                }
+                return move(.goto(item: item))
+            }
+        case .pause:
+            controller.perform(.pause)
+            return ControlReply.success(["paused": true])
+        case .resume:
+            controller.perform(.resume)
+            return ControlReply.success(["paused": false])
+        case .status:
+            return status.reply
+        case .watch, .screenshot:
+            // The session answers these itself; never asked.
+            return ControlReply.failure("\(request) is not answered here")
+        }
+    }
+
+    /// A move, and where it goes: the picture the strip now slides to.
+    private func move(_ command: ShowCommand) -> JSONObject {
+        controller.perform(command)
+        return ControlReply.success(centred)
+    }
+
+    private var centred: JSONObject { picture(controller.show.centredItem) }
+
+    /// `index` and `file` of a playlist item (both null for none).
+    func picture(_ item: Int?) -> JSONObject {
+        let playlist = controller.show.pictures.pictures.playlist
+        guard let item, item < playlist.count else { return ["index": .null, "file": .null] }
+        return ["index": .int(item), "file": .string(Playlist.fileName(of: playlist[item]))]
+    }
+
+    var status: ControlStatus {
+        let show = controller.show, now = controller.clock()
+        let playlist = show.pictures.pictures.playlist
+        let position = show.schedule.position(at: now)
+        let wrapped = playlist.isEmpty ? 0 : position - (position / Double(playlist.count)).rounded(.down) * Double(playlist.count)
+        return ControlStatus(
+            index: show.centredItem, file: show.centredItem.map { Playlist.fileName(of: playlist[$0]) },
+            count: playlist.count, position: wrapped, paused: show.schedule.isPaused, moving: show.schedule.isMoving(at: now),
+            interval: show.schedule.interval, transition: show.schedule.motion.duration,
+            display: show.screen.statusFields, uptime: now - started, statistics: show.statistics,
+            cacheBytes: show.pictures.pictures.cachedBytes, cacheBudgetBytes: show.layout.cacheBudget)
+    }
+}

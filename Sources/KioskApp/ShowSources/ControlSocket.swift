@@ -1,0 +1,256 @@
+import CLinux
+import KioskCore
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The control socket as a source of the show: `kioskctl`, `socat` and
+/// scripts connect, send one command per line and read one JSON line per
+/// reply (README, "Control socket").
+///
+/// Everything happens on the run loop and nothing waits: the listening
+/// socket and every client are non-blocking, replies are queued and sent
+/// as the client takes them (writable interest only while some wait), and
+/// screenshots are encoded on the ``ScreenshotEncoder``'s thread. What a
+/// client may do is the ``ControlSession``'s to decide; this type only
+/// moves bytes and keeps the books (at most ``ControlSession/maximumClients``,
+/// at most ``maximumScreenshots`` PNGs held at once).
+final class ControlSocket: ShowSource {
+    /// Screenshots being made or sent at once, across clients (each holds a frame or a PNG).
+    static let maximumScreenshots = 4
+
+    private let listener: ControlListener
+    private let encoder: ScreenshotEncoder
+    private var clients: [UInt64: Client] = [:]
+    private var lastClientID: UInt64 = 0
+    private var loop: EventLoop!
+    private var controller: ShowController!
+    private var commands: ControlCommands!
+    private var listening: Registration?
+    private var encoderRegistration: Registration?
+    /// Accepting waits a moment when the process is out of descriptors.
+    private var acceptRetry: Deadline?
+
+    /// Where it listens, for the log.
+    var summary: String { listener.summary }
+    var clientCount: Int { clients.count }
+
+    private final class Client {
+        let id: UInt64
+        let socket: FileDescriptor
+        var session: ControlSession
+        var registration: Registration?
+        var deadline: Deadline?
+        /// The centred item when its screenshot was taken.
+        var screenshotIndex: Int?
+
+        init(id: UInt64, socket: consuming FileDescriptor, now: Double) {
+            self.id = id
+            self.socket = socket
+            session = ControlSession(now: now)
+        }
+    }
+
+    /// The socket `settings` ask for; nil when it is off.
+    static func open(_ settings: ControlSettings) throws(ControlSocketError) -> ControlSocket? {
+        guard let listener = try ControlListener.open(settings) else { return nil }
+        do { return ControlSocket(listener: listener, encoder: try ScreenshotEncoder()) } catch { throw .system(error) }
+    }
+
+    private init(listener: ControlListener, encoder: ScreenshotEncoder) {
+        self.listener = listener
+        self.encoder = encoder
+    }
+
+    deinit { encoder.stop() }
+
+    func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        self.loop = loop
+        self.controller = controller
+        commands = ControlCommands(controller: controller, started: controller.clock())
+        listening = try loop.register(listener.descriptor.rawValue, name: "control socket") { [unowned self] _ in
+            acceptClients()
+        }
+        encoderRegistration = try loop.register(encoder.readyFD, name: "screenshots") { [unowned self] _ in
+            screenshotsFinished()
+        }
+        acceptRetry = loop.deadline(named: "control socket accept") { [unowned self] _ in
+            try? loop.setInterest(.readable, for: listening!)
+        }
+        controller.subscribe { [unowned self] event in
+            guard let line = event.watchLine else { return }
+            eventsToSend.append(line)
+            if !answering { sendEvents() }
+        }
+    }
+
+    /// Events wait here while a client's request is being answered (a
+    /// `pause` emits one): its session is busy, and the reply goes first.
+    private var eventsToSend: [JSONObject] = []
+    private var answering = false
+
+    private func sendEvents() {
+        let now = controller.clock()
+        let events = eventsToSend
+        eventsToSend = []
+        for client in clients.values where client.session.isWatching {
+            for line in events { client.session.notify(line, at: now) }
+            settle(client)
+        }
+    }
+
+    /// Runs `body` on the client's session with the commands answering its
+    /// requests; events the commands cause go out afterwards.
+    private func answer<Result>(_ client: Client, _ body: (inout ControlSession, (ControlRequest) -> JSONObject) -> Result) -> Result {
+        answering = true
+        let result = body(&client.session, commands.answer)
+        answering = false
+        if !eventsToSend.isEmpty { sendEvents() }
+        return result
+    }
+
+    // MARK: Clients coming and going
+
+    private func acceptClients() {
+        while true {
+            let fd = accept4(listener.descriptor.rawValue, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Level-triggered, the waiting connection would wake the loop at once
+                    // again: stop listening for a moment instead of spinning.
+                    try? loop.setInterest([], for: listening!)
+                    acceptRetry?.arm(at: controller.clock() + 0.1)
+                    return
+                default: return  // EAGAIN: all taken.
+                }
+            }
+            let socket = FileDescriptor(owning: fd)
+            guard clients.count < ControlSession.maximumClients else {
+                // One line, if it fits the socket's buffer (it does), then goodbye.
+                let line = ControlReply.failure(ControlReply.tooManyClients).line
+                _ = line.withUnsafeBytes { send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                continue
+            }
+            lastClientID += 1
+            let client = Client(id: lastClientID, socket: socket, now: controller.clock())
+            let id = client.id
+            do {
+                client.registration = try loop.register(fd, name: "control client \(id)") { [unowned self] events in
+                    clientEvents(id, events)
+                }
+            } catch {
+                continue  // epoll is out of memory: this client is closed, the rest go on.
+            }
+            client.deadline = loop.deadline(named: "control client \(id)") { [unowned self] now in
+                guard let client = clients[id] else { return }
+                if client.session.checkDeadline(at: now) { close(client) } else { settle(client) }
+            }
+            clients[id] = client
+            settle(client)
+        }
+    }
+
+    private func close(_ client: Client) {
+        if let registration = client.registration { loop.unregister(registration) }
+        if let deadline = client.deadline { loop.remove(deadline) }
+        clients[client.id] = nil
+        // The descriptor closes with the client.
+    }
+
+    // MARK: Talking
+
+    private func clientEvents(_ id: UInt64, _ events: EventSet) {
+        guard let client = clients[id] else { return }
+        if events.contains(.error) { return close(client) }
+        if client.session.wantsInput && events.contains(.readable) || events.contains(.hangUp) && client.session.wantsInput {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(client.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                let now = controller.clock()
+                if answer(client, { $0.receive(buffer.prefix(count), at: now, respond: $1) }) { takeScreenshot(for: client) }
+            } else if count == 0 {
+                client.session.endOfInput()
+            } else if errno != EAGAIN && errno != EINTR {
+                return close(client)
+            }
+        } else if events.contains(.hangUp) {
+            // Hung up (not just done sending: its reading side is gone too).
+            return close(client)
+        }
+        settle(client)
+    }
+
+    /// Sends what it can, then closes the client or sets what to wait for.
+    private func settle(_ client: Client) {
+        let now = controller.clock()
+        while !client.session.unsent.isEmpty {
+            let count = client.session.unsent.withUnsafeBytes {
+                send(client.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if count > 0 {
+                client.session.sent(count, at: now)
+            } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+                break
+            } else {
+                return close(client)  // EPIPE, ECONNRESET: gone.
+            }
+        }
+        if client.session.isFinished { return close(client) }
+        var interest: EventSet = []
+        if client.session.wantsInput { interest.insert(.readable) }
+        if !client.session.unsent.isEmpty { interest.insert(.writable) }
+        if let registration = client.registration {
+            do { try loop.setInterest(interest, for: registration) } catch { return close(client) }
+        }
+        client.deadline?.arm(at: client.session.deadline)
+    }
+
+    // MARK: Screenshots
+
+    /// Starts the screenshot `client` asked for, or answers why not (and
+    /// then the next of its requests, which may be a screenshot again).
+    private func takeScreenshot(for client: Client) {
+        var wanted = true
+        while wanted { wanted = startScreenshot(for: client) }
+    }
+
+    /// True when the attempt failed and the client wants another.
+    private func startScreenshot(for client: Client) -> Bool {
+        let now = controller.clock()
+        let busy = clients.values.filter { $0 !== client && $0.session.holdsScreenshot }.count
+        let failure: String?
+        if busy >= Self.maximumScreenshots {
+            failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
+        } else if let frame = controller.show.screen.copyFrameOnScreen() {
+            client.screenshotIndex = controller.show.centredItem
+            encoder.encode(frame, for: client.id)
+            failure = nil
+        } else {
+            failure = "screenshot: no frame has reached the screen yet; try again in a moment"
+        }
+        guard let failure else { return false }
+        return answer(client) { $0.failScreenshot(failure, at: now, respond: $1) }
+    }
+
+    private func screenshotsFinished() {
+        for finished in encoder.takeFinished() {
+            guard let client = clients[finished.client] else { continue }
+            let now = controller.clock()
+            let again: Bool
+            switch finished.png {
+            case .success(let png):
+                let reply = ControlReply.success([
+                    "png_bytes": .int(png.count), "width": .int(finished.size.width), "height": .int(finished.size.height),
+                ] as JSONObject + commands.picture(client.screenshotIndex))
+                again = answer(client) { $0.deliverScreenshot(reply, png: png, at: now, respond: $1) }
+            case .failure(let error):
+                again = answer(client) { $0.failScreenshot("screenshot: \(error)", at: now, respond: $1) }
+            }
+            if again { takeScreenshot(for: client) }
+            settle(client)
+        }
+    }
+}

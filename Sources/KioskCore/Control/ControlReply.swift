@@ -1,0 +1,103 @@
+/// The lines the daemon writes on the control socket. Every reply starts
+/// with `"ok"`; every event line starts with `"event"`, so a client that
+/// both watches and sends commands tells them apart by the first key.
+public enum ControlReply {
+    /// `{"ok":true,...}`.
+    public static func success(_ fields: JSONObject = [:]) -> JSONObject {
+        JSONObject([(key: "ok", value: .bool(true))] + fields.fields)
+    }
+
+    /// `{"ok":false,"error":"..."}`: one sentence, what was wrong and what is accepted.
+    public static func failure(_ message: String) -> JSONObject {
+        ["ok": false, "error": .string(message)]
+    }
+
+    /// The sentence a client gets when all ``ControlSession/maximumClients`` places are taken.
+    public static let tooManyClients =
+        "too many control clients at once (the most is 256); close an idle connection and try again"
+}
+
+/// What `status` reports. The key names are an interface scripts rely on
+/// (the README lists them): change them only with the protocol's version.
+public struct ControlStatus: Equatable, Sendable {
+    /// The playlist item in the centre, or the one the strip slides to; nil when the playlist is empty.
+    public var index: Int?
+    public var file: String?
+    public var count: Int
+    /// The strip's position in pictures, within the playlist (2.5: halfway from item 2 to 3).
+    public var position: Double
+    public var paused: Bool
+    public var moving: Bool
+    public var interval: Double
+    public var transition: Double
+    /// What shows the frames: `driver`, `connector`, `mode` (or `headless` and its size).
+    public var display: JSONObject
+    public var uptime: Double
+    public var statistics: ShowStatistics
+    public var cacheBytes: Int
+    public var cacheBudgetBytes: Int
+
+    public init(
+        index: Int?, file: String?, count: Int, position: Double, paused: Bool, moving: Bool, interval: Double,
+        transition: Double, display: JSONObject, uptime: Double, statistics: ShowStatistics, cacheBytes: Int,
+        cacheBudgetBytes: Int
+    ) {
+        self.index = index
+        self.file = file
+        self.count = count
+        self.position = position
+        self.paused = paused
+        self.moving = moving
+        self.interval = interval
+        self.transition = transition
+        self.display = display
+        self.uptime = uptime
+        self.statistics = statistics
+        self.cacheBytes = cacheBytes
+        self.cacheBudgetBytes = cacheBudgetBytes
+    }
+
+    /// The reply, keys in the README's order.
+    public var reply: JSONObject {
+        ControlReply.success([
+            "index": index.map(JSONValue.int) ?? .null,
+            "file": file.map(JSONValue.string) ?? .null,
+            "count": .int(count),
+            "position": .double((position * 1000).rounded() / 1000),
+            "paused": .bool(paused),
+            "moving": .bool(moving),
+            "interval": .double(interval),
+            "transition": .double(transition),
+            "display": .object(display),
+            "uptime_s": .double((uptime * 10).rounded() / 10),
+            "frames_shown": .int(statistics.framesShown),
+            "refreshes_missed": .int(statistics.refreshesMissed),
+            "slides": .int(statistics.slides),
+            "cache_bytes": .int(cacheBytes),
+            "cache_budget_bytes": .int(cacheBudgetBytes),
+            "version": .string(KioskVersion.current),
+        ])
+    }
+}
+
+/// kioskd's version: `kioskd --version`, `kioskctl --version` and `status`.
+public enum KioskVersion {
+    public static let current = "0.2.0"
+}
+
+extension ShowEvent {
+    /// The line a `watch` client gets for this event; nil for events it is
+    /// not told about (the log has those).
+    public var watchLine: JSONObject? {
+        switch self {
+        case .pictureCentred(let item, let path):
+            return ["event": "picture", "index": .int(item), "file": .string(Playlist.fileName(of: path))]
+        case .paused: return ["event": "pause"]
+        case .resumed: return ["event": "resume"]
+        case .playlistChanged(let count): return ["event": "playlist", "count": .int(count)]
+        case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
+        case .displayBack: return ["event": "display_back"]
+        case .ready, .pictureRefused, .settingsApplied, .stopped: return nil
+        }
+    }
+}

@@ -1,0 +1,308 @@
+import ControlClient
+import Foundation
+import ImageCodecs
+import Synchronization
+import SystemCalls
+import KioskCore
+import Testing
+
+private typealias Daemon = HeadlessDaemonTests.Daemon
+
+/// A reply line as JSON.
+private func object(_ line: [UInt8]) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]) ?? ["unparsed": String(decoding: line, as: UTF8.self)]
+}
+
+private func ask(_ connection: ControlConnection, _ command: String) throws -> [String: Any] {
+    object(try connection.request(command))
+}
+
+/// A started daemon with its control socket up.
+private func daemon(_ arguments: [String] = ["--interval", "600", "--transition", "0.2"]) throws -> Daemon {
+    let daemon = try Daemon(arguments)
+    daemon.waitFor("picture(s), picture 0 in the centre")
+    return daemon
+}
+
+/// Asks `status` until the strip is at rest.
+private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
+    for _ in 0..<200 {
+        let status = try ask(connection, "status")
+        if status["moving"] as? Bool == false { return status }
+        usleep(20_000)
+    }
+    Issue.record("the strip never came to rest")
+    return [:]
+}
+
+/// Runs the built kioskctl, as `user` when given (through setpriv).
+func kioskctl(_ arguments: [String], as user: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        .deletingLastPathComponent()
+    let binary = buildFolder.appendingPathComponent("kioskctl").path
+    let process = Process()
+    if let user {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(user)", "--regid=\(user == "nobody" ? "65534" : user)", "--clear-groups", binary] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+    }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+/// The control socket of the built daemon, headless, in real time.
+@Suite struct ControlSocketTests {
+    @Test func eachCommandChangesWhatStatusReports() throws {
+        let daemon = try daemon()
+        defer { _ = daemon.stop() }
+        let control = try ControlConnection(path: daemon.socket)
+        var status = try ask(control, "status")
+        #expect(status["index"] as? Int == 0 && status["file"] as? String == "01.jpg" && status["count"] as? Int == 8)
+        #expect(status["paused"] as? Bool == false)
+        #expect((status["display"] as? [String: Any])?["size"] as? String == "320x180")
+        #expect(status["version"] as? String == KioskVersion.current)
+
+        #expect(try ask(control, "next 2")["index"] as? Int == 2)
+        status = try atRest(control)
+        #expect(status["index"] as? Int == 2 && status["file"] as? String == "03.jpg")
+        #expect(status["slides"] as? Int == 1, "next 2 is one movement")
+        #expect(try ask(control, "prev")["index"] as? Int == 1)
+        #expect(try ask(control, "prev 3")["index"] as? Int == 6, "round the loop backwards")
+        #expect(try atRest(control)["index"] as? Int == 6)
+
+        // goto by index and by name; a path and a stranger refused, and the connection stays usable.
+        #expect(try ask(control, "goto 4")["file"] as? String == "05.jpg")
+        #expect(try ask(control, "goto 02.jpg")["index"] as? Int == 1)
+        #expect(try atRest(control)["file"] as? String == "02.jpg")
+        let path = try ask(control, "goto ../images/03.jpg")
+        #expect(path["ok"] as? Bool == false)
+        #expect(path["error"] as? String == "goto takes a file name in the picture folder, not a path (got \"../images/03.jpg\")")
+        #expect(try ask(control, "goto 8")["error"] as? String == "goto: there is no picture 8: the playlist has 8, numbered 0 to 7")
+        #expect(try ask(control, "goto passwd")["ok"] as? Bool == false)
+        #expect(try ask(control, "status")["index"] as? Int == 1)
+
+        #expect(try ask(control, "pause")["paused"] as? Bool == true)
+        #expect(try ask(control, "status")["paused"] as? Bool == true)
+        #expect(try ask(control, "resume")["paused"] as? Bool == false)
+        #expect(try ask(control, "status")["paused"] as? Bool == false)
+    }
+
+    @Test func aScreenshotIsTheSnapshotOfTheSamePosition() throws {
+        let daemon = try daemon()
+        defer { _ = daemon.stop() }
+        let control = try ControlConnection(path: daemon.socket)
+        _ = try ask(control, "goto 3")
+        _ = try atRest(control)
+        usleep(100_000)  // the last frame's flip
+        let reply = try ask(control, "screenshot")
+        #expect(reply["ok"] as? Bool == true && reply["index"] as? Int == 3 && reply["width"] as? Int == 320)
+        let count = try #require(reply["png_bytes"] as? Int)
+        let png = try control.read(count: count)
+        // The connection goes on after the PNG's bytes.
+        #expect(try ask(control, "status")["index"] as? Int == 3)
+
+        let out = NSTemporaryDirectory() + "kioskd-snap-" + UUID().uuidString + ".png"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let snapshot = try kioskd(["snapshot", "--images", demoImages, "--size", "320x180", "--index", "3", "--out", out])
+        #expect(snapshot.status == 0, "\(snapshot.stderr)")
+        let expected = try PNGCodec.decode(try readWholeFile(out, limit: 1 << 24), path: out, background: .black, maximumPixels: 1 << 22)
+        let shown = try PNGCodec.decode(png, path: "screenshot", background: .black, maximumPixels: 1 << 22)
+        #expect(shown.size == expected.size)
+        #expect(shown.pixels == expected.pixels, "the screenshot differs from kioskd snapshot --index 3")
+    }
+
+    @Test func watchersHearPicturesPausesAndResumesInOrder() throws {
+        let daemon = try daemon()
+        defer { _ = daemon.stop() }
+        let watcher = try ControlConnection(path: daemon.socket)
+        #expect(try ask(watcher, "watch")["watching"] as? Bool == true)
+        let control = try ControlConnection(path: daemon.socket)
+        var events: [String] = []
+        func hear(_ count: Int) throws {
+            for _ in 0..<count {
+                let event = object(try watcher.readLine())
+                events.append("\(event["event"] ?? "?") \(event["index"] ?? "") \(event["file"] ?? "")")
+            }
+        }
+        _ = try ask(control, "pause")
+        _ = try ask(control, "next")
+        try hear(2)
+        _ = try ask(control, "resume")
+        _ = try ask(control, "goto 07.jpg")
+        try hear(2)
+        #expect(events == ["pause  ", "picture 1 02.jpg", "resume  ", "picture 6 07.jpg"])
+    }
+
+    @Test func kioskctlPrintsForPeopleOrJSONAndExitsWithWhatHappened() throws {
+        let daemon = try daemon()
+        defer { _ = daemon.stop() }
+        var run = try kioskctl(["status", "--socket", daemon.socket])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("picture   0 of 8: 01.jpg"), "\(run.stdout)")
+        run = try kioskctl(["--socket", daemon.socket, "next"])
+        #expect(run.status == 0 && run.stdout == "moving to picture 1: 02.jpg\n", "\(run)")
+        run = try kioskctl(["--socket", daemon.socket, "--json", "goto", "5"])
+        #expect(run.status == 0 && run.stdout == #"{"ok":true,"index":5,"file":"06.jpg"}"# + "\n", "\(run)")
+        run = try kioskctl(["goto", "99", "--socket", daemon.socket])
+        #expect(run.status == 1)
+        #expect(run.stderr == "kioskctl: goto: there is no picture 99: the playlist has 8, numbered 0 to 7\n")
+        run = try kioskctl(["pause", "--socket", daemon.socket])
+        #expect(run.status == 0 && run.stdout == "paused\n")
+        let png = NSTemporaryDirectory() + "kioskctl-" + UUID().uuidString + ".png"
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        run = try kioskctl(["screenshot", png, "--socket", daemon.socket])
+        #expect(run.status == 0 && run.stdout.hasPrefix("saved \(png): 320x180, "), "\(run)")
+        #expect(try PNGCodec.size(of: try readWholeFile(png, limit: 1 << 24), path: png) == PixelSize(width: 320, height: 180))
+
+        // Not allowed: the socket is 0660 root:root, and nobody is neither.
+        run = try kioskctl(["status", "--socket", daemon.socket], as: "nobody")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("not allowed to use \(daemon.socket): only root and members of the group \"root\" may drive the kiosk"), "\(run.stderr)")
+    }
+
+    @Test func kioskctlSaysWhenTheDaemonIsMissingOrSilent() throws {
+        let folder = NSTemporaryDirectory() + "kioskctl-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var run = try kioskctl(["status", "--socket", folder + "/none.sock"])
+        #expect(run.status == 2)
+        #expect(run.stderr == "kioskctl: kioskd is not running: there is no control socket at \(folder)/none.sock (start it, e.g. systemctl start kioskd, or give its socket with --socket)\n")
+        // A socket that listens and never answers.
+        let silent = try ListeningSocket(path: folder + "/silent.sock")
+        run = try kioskctl(["status", "--socket", folder + "/silent.sock", "--timeout", "0.3"])
+        #expect(run.status == 2)
+        #expect(run.stderr == "kioskctl: kioskd did not answer on \(folder)/silent.sock within 0.3 s\n")
+        silent.close()
+        run = try kioskctl(["status", "--socket", folder + "/silent.sock"])
+        #expect(run.stderr.contains("nothing listens on \(folder)/silent.sock"), "\(run.stderr)")
+        run = try kioskctl(["next", "0", "--socket", folder + "/none.sock"])
+        #expect(run.status == 2, "kioskd refuses 0; here it is not even reached")
+        run = try kioskctl(["--generate-completion-script", "bash"])
+        #expect(run.status == 0 && run.stdout.contains("screenshot") && run.stdout.contains("--socket"))
+    }
+
+    @Test func theSocketIsGroupOnlyReplacesAStaleOneAndLeavesOtherFilesAlone() throws {
+        let folder = NSTemporaryDirectory() + "kioskd-sock-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/control.sock"
+        // A stale socket, as a crash leaves it.
+        ListeningSocket.leaveStale(at: path)
+        var status = stat()
+        #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK)
+        let first = try daemon(["--socket", path, "--interval", "600"])
+        #expect(lstat(path, &status) == 0 && status.st_mode & 0o777 == 0o660)
+        #expect(try ask(try ControlConnection(path: path), "status")["ok"] as? Bool == true)
+        // A second daemon at the same path is refused, and the first goes on.
+        let second = try kioskd(["--display", "headless", "--images", demoImages, "--socket", path])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("\(path): another process is already listening there"), "\(second.stderr)")
+        #expect(try ask(try ControlConnection(path: path), "status")["ok"] as? Bool == true)
+        _ = first.stop()
+        #expect(!FileManager.default.fileExists(atPath: path), "removed on a clean exit")
+
+        // A regular file is never deleted.
+        let file = folder + "/precious.txt"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = try kioskd(["--display", "headless", "--images", demoImages, "--socket", file])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "kioskd: \(file) exists and is not a socket; kioskd will not delete it: move it away, or set `socket` (--socket) to another path\n")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
+    }
+
+    @Test func hostileClientsNeitherCrashTheDaemonNorStallTheSlide() throws {
+        // Slides all the time: frames must keep coming while clients misbehave.
+        let daemon = try daemon(["--interval", "0.1", "--transition", "0.4"])
+        defer { _ = daemon.stop() }
+        let control = try ControlConnection(path: daemon.socket)
+        let framesBefore = try ask(control, "status")["frames_shown"] as? Int ?? 0
+
+        // A 10 KiB line: refused, then the connection is closed.
+        let long = try ControlConnection(path: daemon.socket)
+        try? long.send(bytes: [UInt8](repeating: UInt8(ascii: "x"), count: 10 * 1024) + [10])
+        let refusal = object(try long.readLine())
+        #expect((refusal["error"] as? String)?.hasPrefix("the line is longer than 4096 bytes") == true)
+        #expect(throws: ControlClientError.closed(path: daemon.socket)) { try long.readLine() }
+
+        // Binary garbage: refused, and the connection still works.
+        let garbage = try ControlConnection(path: daemon.socket)
+        try garbage.send(bytes: [0, 0xFF, 0xC3, 0x28, 10, 0x1B, 0x5B, 0x32, 0x4A, 10])
+        #expect(object(try garbage.readLine())["ok"] as? Bool == false)
+        #expect(object(try garbage.readLine())["ok"] as? Bool == false)
+        #expect(try ask(garbage, "status")["ok"] as? Bool == true)
+
+        // 50 silent clients, and 200 at once asking for status.
+        let silent = try (0..<50).map { _ in try ControlConnection(path: daemon.socket) }
+        let answered = Mutex(0), path = daemon.socket
+        DispatchQueue.concurrentPerform(iterations: 200) { _ in
+            guard let client = try? ControlConnection(path: path, timeout: 10),
+                  let reply = try? ask(client, "status"), reply["ok"] as? Bool == true else { return }
+            answered.withLock { $0 += 1 }
+        }
+        #expect(answered.withLock { $0 } == 200)
+        // The 257th client at once is turned away with one line (50 silent,
+        // `control` and `garbage` are open; the long line's was closed).
+        usleep(500_000)  // the daemon sees the 200 hang up
+        var crowd: [ControlConnection] = []
+        var turnedAway: [String: Any]?
+        while crowd.count < 300, turnedAway == nil {
+            let client = try ControlConnection(path: daemon.socket)
+            try? client.send("status")
+            let reply = object(try client.readLine())
+            if reply["ok"] as? Bool == true { crowd.append(client) } else { turnedAway = reply }
+        }
+        #expect(turnedAway?["error"] as? String == ControlReply.tooManyClients)
+        // (The silent ones may have been dropped by now, 10 s after they came: at most 254 more.)
+        #expect(crowd.count <= ControlSession.maximumClients - 2)
+        crowd = []
+
+        // A client that sends and never reads is dropped once its replies pile up.
+        let hoarder = try ControlConnection(path: daemon.socket)
+        try hoarder.send(bytes: Array(String(repeating: "status\n", count: 4000).utf8))
+        var replies = 0
+        while (try? hoarder.readLine()) != nil { replies += 1 }
+        #expect(replies < 4000, "dropped before all 4000 replies were sent")
+
+        let status = try ask(try ControlConnection(path: daemon.socket), "status")
+        #expect((status["frames_shown"] as? Int ?? 0) > framesBefore + 30, "frames kept coming: \(status)")
+        _ = silent
+    }
+
+    @Test func aSilentClientIsDroppedAfterTenSeconds() throws {
+        let daemon = try daemon()
+        defer { _ = daemon.stop() }
+        let silent = try ControlConnection(path: daemon.socket, timeout: 15)
+        let started = Date()
+        #expect(throws: ControlClientError.closed(path: daemon.socket)) { try silent.readLine() }
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited > 9 && waited < 13, "dropped after \(waited) s")
+    }
+}
+
+/// A listening Unix socket that never accepts: a daemon that hangs.
+private final class ListeningSocket {
+    private var fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard var address = UnixAddress(path), address.withSockaddr({ bind(fd, $0, $1) }) == 0, listen(fd, 4) == 0 else {
+            throw POSIXError(.EADDRINUSE)
+        }
+    }
+
+    func close() {
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    /// A socket file with nobody listening, as a daemon that crashed leaves it.
+    static func leaveStale(at path: String) {
+        if let socket = try? ListeningSocket(path: path) { socket.close() }
+    }
+}
