@@ -86,6 +86,8 @@ let package = Package(
             dependencies: [
                 "KioskApp", "ImageCodecs", "CTurboJPEG", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The control client fuzz target (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
+        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore"]),
         // Regenerates demo/images (committed); not part of the product.
         .executableTarget(name: "make-demo-images", dependencies: ["KioskRendering", "ImageCodecs"]),
 

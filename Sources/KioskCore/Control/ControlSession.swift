@@ -121,6 +121,8 @@ public struct ControlSession: Sendable {
     ) -> Bool {
         guard awaitingScreenshot else { return false }
         awaitingScreenshot = false
+        // The daemon's turn is over: the client's time starts again.
+        lastActivity = now
         queue(reply.line, at: now)
         let start = outbox.queuedTotal
         outbox.append(png)
@@ -132,6 +134,7 @@ public struct ControlSession: Sendable {
     public mutating func failScreenshot(_ message: String, at now: Double, respond: (ControlRequest) -> JSONObject) -> Bool {
         guard awaitingScreenshot else { return false }
         awaitingScreenshot = false
+        lastActivity = now
         queue(ControlReply.failure(message).line, at: now)
         return proceed(at: now, respond: respond)
     }
