@@ -84,7 +84,8 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "ImageCodecs", "CTurboJPEG", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The control client fuzz target (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
         .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore"]),

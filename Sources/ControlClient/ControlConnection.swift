@@ -41,6 +41,8 @@ public enum ControlClientError: Error, Equatable, CustomStringConvertible {
 /// screenshot's bytes), each wait bounded by the timeout.
 public final class ControlConnection {
     public let path: String
+    /// The socket's descriptor, for a caller that polls many connections (the benchmark).
+    public var descriptor: Int32 { socket.rawValue }
     /// Seconds any one wait may take; nil waits for ever (`watch`).
     public var timeout: Double?
     private let socket: FileDescriptor

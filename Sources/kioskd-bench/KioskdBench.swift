@@ -17,7 +17,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU.",
-        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self], defaultSubcommand: Figures.self)
+        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self], defaultSubcommand: Figures.self)
 }
 
 /// The slot the issue names: 70% of a 1920x1080 screen.
@@ -42,7 +42,7 @@ struct Figures: ParsableCommand {
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir], ["control", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -83,6 +83,10 @@ struct Slides: ParsableCommand {
 
     @Argument var folder: String
     @Option var count = 100
+    @Option(help: "Listen on this control socket (the control figures' load comes through it).")
+    var socket: String?
+    @Option(help: "The name the dropped-frames line is printed under.")
+    var figure = "dropped_frames"
 
     func run() throws {
         keepPictureBuffersOutOfTheHeap()
@@ -90,13 +94,14 @@ struct Slides: ParsableCommand {
         settings.images = folder
         settings.display.target = .headless
         settings.motion.interval = 0.1
+        settings.control.socket = socket
         let start = ContinuousClock.now
         let stats = try DisplayJob(settings: settings, index: 0, log: { _ in }).run {
             $0.slides >= count && $0.atRest
         }
         print("slides_run \(stats.slides) slides, \(stats.framesShown) frames in "
             + "\(format((ContinuousClock.now - start) / .seconds(1))) s")
-        print("dropped_frames \(stats.refreshesMissed) frames")
+        print("\(figure) \(stats.refreshesMissed) frames")
     }
 }
 

@@ -179,6 +179,26 @@ struct VMDisplayTests {
         #expect(log.contains("stopping on SIGTERM after 5 slide(s), "), "\(log)")
     }
 
+    /// The control socket on a real display: `kioskctl next 2` slides the
+    /// screen to the third picture, and `kioskctl screenshot` saves exactly
+    /// what QEMU's screendump reads back.
+    @Test func kioskctlMovesTheRealScreenAndItsScreenshotIsTheScreendump() throws {
+        let next = try String(contentsOfFile: results("virtio-gpu/control-next.txt"), encoding: .utf8)
+        #expect(next == "moving to picture 2: 03.jpg\nexit 0\n")
+        let screen = try readScreendump(results("virtio-gpu/control.ppm"))
+        expectSamePixels(screen, try snapshot(size: screen.size, position: 2))
+        let saved = try String(contentsOfFile: results("virtio-gpu/control-screenshot.txt"), encoding: .utf8)
+        #expect(saved.hasSuffix("exit 0\n"), "\(saved)")
+        let path = results("virtio-gpu/control-screenshot.png")
+        let screenshot = try PNGCodec.decode(try readWholeFile(path, limit: 1 << 26), path: path, background: .black, maximumPixels: 1 << 24)
+        expectSamePixels(screenshot, screen)
+        let status = try String(contentsOfFile: results("virtio-gpu/control-status.json"), encoding: .utf8)
+        #expect(status.hasPrefix(#"{"ok":true,"index":2,"file":"03.jpg","count":8,"#), "\(status)")
+        #expect(status.contains(#""display":{"driver":"virtio_gpu","device":"/dev/dri/card0","connector":"Virtual-1","mode":"1280x800@"#), "\(status)")
+        #expect(try exitOf("virtio-gpu/control.exit").status == 0)
+        #expect(try String(contentsOfFile: results("virtio-gpu/control-socket"), encoding: .utf8) == "removed\n")
+    }
+
     @Test func aBusyDisplayIsAClearErrorNotAHang() throws {
         let exit = try exitOf("bochs/busy.exit")
         #expect(exit.status == 1, "1 is kioskd's failure; 124 would mean timeout(1) had to stop a hang")

@@ -54,9 +54,6 @@ public struct DisplayJob {
     /// wake-up) says so; the benchmark stops after a number of slides.
     public func run(until stop: (ShowStatistics) -> Bool) throws(DisplayJobError) -> ShowStatistics {
         let signals = try system { () throws(SystemCallError) in try SignalSource() }
-        // Before the display: a socket that cannot be made stops the start with the console untouched.
-        let control: ControlSocket?
-        do { control = try ControlSocket.open(settings.control) } catch { throw .control(error) }
         let screen: any ShowScreen
         var drm: KMSOutput?
         switch settings.display.target {
@@ -73,7 +70,7 @@ public struct DisplayJob {
         do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize) } catch { throw .setup(error) }
         log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
         assembly.notes.forEach(log)
-        log(control.map { "control socket: \($0.summary)" } ?? "control socket: off")
+        let control = try openControlSocket()
 
         let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe) }
         defer { worker.stop() }
@@ -94,6 +91,24 @@ public struct DisplayJob {
         let statistics = controller.show.statistics
         controller.publish(.stopped(reason: reason, statistics: statistics))
         return statistics
+    }
+
+    /// The control socket, or nil when it is off. A path the operator set
+    /// must work; at the default path (`/run/kioskd`, which the service's
+    /// `RuntimeDirectory` makes) a socket that cannot be made, as when
+    /// kioskd is run by hand as a user, only turns the socket off: the show
+    /// is what a kiosk is for. Another kioskd listening there, or a file
+    /// that is not a socket, stops the start either way.
+    private func openControlSocket() throws(DisplayJobError) -> ControlSocket? {
+        do {
+            let control = try ControlSocket.open(settings.control)
+            log(control.map { "control socket: \($0.summary)" } ?? "control socket: off")
+            return control
+        } catch {
+            guard case .system = error, settings.control.socket == ControlSettings.defaultSocket else { throw .control(error) }
+            log("\(error); the show runs without it")
+            return nil
+        }
     }
 
     /// Runs `body`, its system call failure reported as the job's.
