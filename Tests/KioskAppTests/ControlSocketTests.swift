@@ -35,29 +35,6 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
     return [:]
 }
 
-/// Runs the built kioskctl, as `user` when given (through setpriv).
-func kioskctl(_ arguments: [String], as user: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-    let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        .deletingLastPathComponent()
-    let binary = buildFolder.appendingPathComponent("kioskctl").path
-    let process = Process()
-    if let user {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(user)", "--regid=\(user == "nobody" ? "65534" : user)", "--clear-groups", binary] + arguments
-    } else {
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-    }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-}
-
 /// The control socket of the built daemon, headless, in real time.
 @Suite struct ControlSocketTests {
     @Test func eachCommandChangesWhatStatusReports() throws {

@@ -5,11 +5,27 @@ import Testing
 
 /// Runs the built `kioskd` (it sits beside the test bundle in the build folder).
 func kioskd(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try runBuilt("kioskd", arguments)
+}
+
+/// Runs the built `kioskctl`, as `user` when given (through setpriv; nobody's group is 65534).
+func kioskctl(_ arguments: [String], as user: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    try runBuilt("kioskctl", arguments, as: user)
+}
+
+/// Runs one of the built executables and collects its output and exit status.
+func runBuilt(_ name: String, _ arguments: [String], as user: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
     let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         .deletingLastPathComponent()
+    let binary = buildFolder.appendingPathComponent(name).path
     let process = Process()
-    process.executableURL = buildFolder.appendingPathComponent("kioskd")
-    process.arguments = arguments
+    if let user {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(user)", "--regid=\(user == "nobody" ? "65534" : user)", "--clear-groups", binary] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+    }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
