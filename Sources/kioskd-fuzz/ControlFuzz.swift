@@ -4,7 +4,8 @@ import KioskCore
 /// the line parser and the client state machine (``ControlSession``),
 /// driven by libFuzzer's bytes as a script of steps. Each step is one of:
 /// bytes from the client (any, in pieces of any size), bytes sent to it,
-/// time passing, a screenshot finished, an event for watchers. After each
+/// time passing, a screenshot finished, an event for watchers, the size of
+/// the replies to come (so a few lines can pass the unsent limit). After each
 /// step the session's promises must hold; a broken one traps, which
 /// libFuzzer reports as a crash with the input that caused it.
 ///
@@ -15,9 +16,10 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
     var now = 0.0
     var offset = 0
     var requests = 0
+    var padding = ""
     let respond: (ControlRequest) -> JSONObject = { request in
         requests += 1
-        return ControlReply.success(["request": .string("\(request)")])
+        return ControlReply.success(["request": .string("\(request)"), "padding": .string(padding)])
     }
     func next() -> Int? {
         guard offset < script.count else { return nil }
@@ -25,7 +27,7 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
         return Int(script[offset])
     }
     while let step = next() {
-        switch step % 6 {
+        switch step % 7 {
         case 0, 1, 2:
             let count = min((next() ?? 0) + 1, script.count - offset)
             if session.wantsInput {
@@ -39,6 +41,8 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
         case 4:
             now += Double(next() ?? 0) / 10
             _ = session.checkDeadline(at: now)
+        case 5:
+            padding = String(repeating: "x", count: (next() ?? 0) * 64)
         default:
             if session.awaitingScreenshot {
                 let png = [UInt8](repeating: 0, count: (next() ?? 0) * 1000)

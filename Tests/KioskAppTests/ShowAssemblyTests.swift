@@ -84,14 +84,20 @@ final class PipeCommands: ShowSource {
         let loop = try ShowLoop(controller: controller, decoder: worker)
         let commands = PipeCommands()
         try loop.add(commands)
-        commands.send("nnn")
         let deadline = MonotonicClock.now() + 10
-        _ = try loop.run { $0.slides == 3 && $0.atRest || MonotonicClock.now() > deadline }
+        // Once the first picture is up (commands before that only choose
+        // where the show starts: no slide, no event for the pictures passed).
+        _ = try loop.run { _ in events.contains { if case .ready = $0 { true } else { false } } || MonotonicClock.now() > deadline }
+        commands.send("nnn")
+        // Until the frame with picture 3 in the centre is on screen.
+        let arrived = ShowEvent.pictureCentred(item: 3, file: folder.path + "/d.png")
+        _ = try loop.run { _ in events.contains(arrived) || MonotonicClock.now() > deadline }
+        #expect(events.contains(arrived))
         #expect(controller.show.centredItem == 3)
+        #expect(controller.show.progress(at: MonotonicClock.now()).slides == 3)
         commands.send("p")
         commands.send("q")
         #expect(try loop.run() == "asked")
         #expect(controller.show.centredItem == 2)
-        #expect(events.contains(.pictureCentred(item: 3, file: folder.path + "/d.png")))
     }
 }

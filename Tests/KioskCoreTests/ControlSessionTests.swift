@@ -95,6 +95,25 @@ private final class Answers {
         #expect(session.dropped == .notReading)
     }
 
+    /// A client that sends thousands of commands in one write and reads
+    /// none of the replies: dropped part-way through the batch, the rest
+    /// of its commands never answered (the daemon crashed here once).
+    @Test func aBatchWhoseRepliesPassTheLimitDropsTheClientMidway() {
+        var session = ControlSession(now: 0)
+        var answered = 0
+        let reply: JSONObject = ["ok": true, "padding": .string(String(repeating: "x", count: 1000))]
+        _ = session.receive(Array(String(repeating: "status\n", count: 1000).utf8), at: 0) { _ in
+            answered += 1
+            return reply
+        }
+        #expect(session.dropped == .notReading)
+        #expect(answered == ControlSession.unsentLimit / reply.line.count + 1)
+        #expect(session.unsent.isEmpty && session.isFinished && !session.wantsInput)
+        // Nothing more is taken from it.
+        #expect(!session.receive(Array("screenshot\n".utf8), at: 1) { _ in reply })
+        #expect(answered == ControlSession.unsentLimit / reply.line.count + 1)
+    }
+
     @Test func repliesPiledUpPastTheLimitDropTheClient() {
         var session = ControlSession(now: 0)
         _ = session.receive(Array("watch\n".utf8), at: 0, respond: Answers().respond)

@@ -93,22 +93,25 @@ public struct ControlSession: Sendable {
     /// Returns true when a screenshot must be made.
     public mutating func proceed(at now: Double, respond: (ControlRequest) -> JSONObject) -> Bool {
         while dropped == nil, !awaitingScreenshot, let next = pending.first {
+            if next == .request(.screenshot) {
+                // One PNG per client at a time: the next waits until the last is sent.
+                guard unsentPayload == 0 else { return false }
+                pending.removeFirst()
+                awaitingScreenshot = true
+                return true
+            }
+            // Taken off before it is answered: the answer may drop the
+            // client, which forgets everything still pending.
+            pending.removeFirst()
             switch next {
             case .refused(let message):
                 queue(ControlReply.failure(message).line, at: now)
             case .request(.watch):
                 isWatching = true
                 queue(ControlReply.success(["watching": true]).line, at: now)
-            case .request(.screenshot):
-                // One PNG per client at a time: the next waits until the last is sent.
-                guard unsentPayload == 0 else { return false }
-                pending.removeFirst()
-                awaitingScreenshot = true
-                return true
             case .request(let request):
                 queue(respond(request).line, at: now)
             }
-            pending.removeFirst()
         }
         return false
     }
