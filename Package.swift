@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient",
+                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The control client fuzz target (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).

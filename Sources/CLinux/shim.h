@@ -10,3 +10,8 @@
 // GNU extension that Glibc's module leaves out without _GNU_SOURCE.
 #include <sys/socket.h>
 int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+// The display loop's scheduling: SCHED_RESET_ON_FORK is a GNU extension too.
+#include <sched.h>
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif

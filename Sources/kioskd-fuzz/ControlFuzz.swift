@@ -17,9 +17,9 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
     var offset = 0
     var requests = 0
     var padding = ""
-    let respond: (ControlRequest) -> JSONObject = { request in
+    let respond: (ControlRequest) -> [UInt8] = { request in
         requests += 1
-        return ControlReply.success(["request": .string("\(request)"), "padding": .string(padding)])
+        return ControlReply.success(["request": .string("\(request)"), "padding": .string(padding)]).line
     }
     func next() -> Int? {
         guard offset < script.count else { return nil }

@@ -52,6 +52,48 @@ final class TestPipe {
         #expect(handled.count == 150)
     }
 
+    /// The display first: the screen's event and the due deadlines are
+    /// handled, then `afterUrgentEvents` (where the show draws), and only
+    /// then the crowd, whatever order epoll reported them in.
+    @Test func urgentEventsAndTheFrameComeBeforeTheCrowd() throws {
+        let loop = try EventLoop()
+        let crowd = (0..<20).map { _ in TestPipe() }, screen = TestPipe()
+        var order: [String] = []
+        for (n, pipe) in crowd.enumerated() {
+            _ = try loop.register(pipe.read, name: "client \(n)") { _ in order.append("client"); pipe.drain() }
+        }
+        _ = try loop.register(screen.read, name: "screen", priority: .urgent) { _ in order.append("screen"); screen.drain() }
+        let due = loop.deadline(named: "frame") { _ in order.append("deadline") }
+        due.arm(at: MonotonicClock.now() - 1)
+        loop.afterUrgentEvents = { order.append("draw") }
+        crowd.forEach { $0.send() }
+        screen.send()
+        try loop.runOnce()
+        #expect(Array(order.prefix(3)) == ["screen", "deadline", "draw"])
+        #expect(order.dropFirst(3).count == 20 && order.dropFirst(3).allSatisfy { $0 == "client" })
+    }
+
+    /// A wake-up spends at most its budget on ordinary sources: the ones
+    /// left over are still ready, and the next wake-ups handle them.
+    @Test func theCrowdIsHandledWithinABudgetPerWakeUp() throws {
+        let loop = try EventLoop()
+        let crowd = (0..<10).map { _ in TestPipe() }
+        var handled: [Int] = []
+        for (n, pipe) in crowd.enumerated() {
+            _ = try loop.register(pipe.read, name: "client \(n)") { _ in
+                handled.append(n)
+                pipe.drain()
+                usleep(useconds_t(EventLoop.normalEventBudget * 1_000_000 / 2))  // each takes half the budget
+            }
+        }
+        crowd.forEach { $0.send() }
+        try loop.runOnce()
+        // Half a budget each: the third starts past the budget, so it and the rest wait.
+        #expect(handled.count >= 1 && handled.count <= 3, "\(handled)")
+        for _ in 0..<10 where handled.count < 10 { try loop.runOnce() }
+        #expect(Set(handled) == Set(0..<10) && handled.count == 10)
+    }
+
     /// A handler that removes another source: the other's events already
     /// collected in this wake-up are dropped, and it is never called again.
     @Test func aSourceUnregisteredInsideAHandlerIsNotCalled() throws {

@@ -95,15 +95,23 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         /// Its control socket, in a folder of its own (unless `arguments` name one).
         let socket: String
 
-        init(_ arguments: [String]) throws {
+        /// Runs it as `user` when given (through setpriv, as ``runBuilt(_:_:as:)`` does).
+        init(_ arguments: [String], as user: String? = nil) throws {
             let folder = NSTemporaryDirectory() + "kioskd-test-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             socket = arguments.firstIndex(of: "--socket").map { arguments[$0 + 1] } ?? folder + "/control.sock"
             let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 .deletingLastPathComponent()
-            process.executableURL = buildFolder.appendingPathComponent("kioskd")
-            process.arguments = ["--display", "headless", "--size", "320x180", "--images", demoImages, "--verbose"]
+            let binary = buildFolder.appendingPathComponent("kioskd").path
+            let kioskdArguments = ["--display", "headless", "--size", "320x180", "--images", demoImages, "--verbose"]
                 + (arguments.contains("--socket") ? [] : ["--socket", socket]) + arguments
+            if let user {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments = ["--reuid=\(user)", "--regid=65534", "--clear-groups", binary] + kioskdArguments
+            } else {
+                process.executableURL = URL(fileURLWithPath: binary)
+                process.arguments = kioskdArguments
+            }
             process.standardError = err
             try process.run()
             // A show that never got there would leave reads waiting: kill it
@@ -141,6 +149,31 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(daemon.log.contains("kioskd: picture 2 in the centre: \(demoImages)/03.jpg\n"))
         let stop = try #require(lines.last)
         #expect(stop.hasPrefix("kioskd: stopping on SIGTERM after ") && stop.hasSuffix("; bye"), "\(stop)")
+    }
+
+    /// A frame is due every 16.7 ms whatever else the machine does: the
+    /// display loop's thread runs ahead of ordinary threads when it may
+    /// (root here), and the threads it starts (decoding, PNGs) do not.
+    @Test func theDisplayLoopRunsAheadOfDecodingWhenPermitted() throws {
+        let daemon = try Daemon(["--interval", "600", "--socket", "none"])
+        daemon.waitFor("picture(s), picture 0 in the centre")
+        defer { _ = daemon.stop() }
+        #expect(daemon.log.contains("kioskd: display loop: real-time priority (SCHED_FIFO 1)"), "\(daemon.log)")
+        let pid = daemon.process.processIdentifier
+        let resetOnFork: Int32 = 0x4000_0000
+        #expect(sched_getscheduler(pid) & ~resetOnFork == SCHED_FIFO)
+        let others = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").compactMap(Int32.init).filter { $0 != pid }
+        #expect(!others.isEmpty)
+        for thread in others { #expect(sched_getscheduler(thread) == SCHED_OTHER, "thread \(thread)") }
+    }
+
+    /// Without the right to it (an ordinary user, no LimitRTPRIO), the show runs all the same and says why.
+    @Test func withoutRealTimeRightsTheShowRunsAtOrdinaryPriority() throws {
+        let daemon = try Daemon(["--interval", "600", "--socket", "none"], as: "nobody")
+        daemon.waitFor("picture(s), picture 0 in the centre")
+        let lines = daemon.stop()
+        #expect(lines.contains { $0.hasPrefix("kioskd: display loop: ordinary priority (real-time priority not permitted: sched_setscheduler failed: Operation not permitted") }, "\(daemon.log)")
+        #expect(lines.contains("kioskd: showing 8 picture(s), picture 0 in the centre"), "\(daemon.log)")
     }
 
     /// SIGUSR1 is `next`, SIGUSR2 `prev`. Five quick nexts carry the strip

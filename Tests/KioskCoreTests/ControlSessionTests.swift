@@ -15,9 +15,9 @@ private func json(_ line: some StringProtocol) -> [String: Any]? {
 /// Answers like the daemon would, recording what it was asked.
 private final class Answers {
     var asked: [ControlRequest] = []
-    func respond(_ request: ControlRequest) -> JSONObject {
+    func respond(_ request: ControlRequest) -> [UInt8] {
         asked.append(request)
-        return ControlReply.success(["asked": .string("\(request)")])
+        return ControlReply.success(["asked": .string("\(request)")]).line
     }
 }
 
@@ -104,13 +104,13 @@ private final class Answers {
         let reply: JSONObject = ["ok": true, "padding": .string(String(repeating: "x", count: 1000))]
         _ = session.receive(Array(String(repeating: "status\n", count: 1000).utf8), at: 0) { _ in
             answered += 1
-            return reply
+            return reply.line
         }
         #expect(session.dropped == .notReading)
         #expect(answered == ControlSession.unsentLimit / reply.line.count + 1)
         #expect(session.unsent.isEmpty && session.isFinished && !session.wantsInput)
         // Nothing more is taken from it.
-        #expect(!session.receive(Array("screenshot\n".utf8), at: 1) { _ in reply })
+        #expect(!session.receive(Array("screenshot\n".utf8), at: 1) { _ in reply.line })
         #expect(answered == ControlSession.unsentLimit / reply.line.count + 1)
     }
 

@@ -14,6 +14,15 @@ private func expectedCentre(was centred: String, old: [String], new: [String]) -
 }
 
 @Suite struct PlaylistTests {
+    /// `status`, `goto` and `watch` name pictures by file name, never by path.
+    @Test(arguments: [
+        ("/srv/photos/IMG_0042.jpg", "IMG_0042.jpg"), ("IMG_0042.jpg", "IMG_0042.jpg"),
+        ("/srv/photos/sub dir/a b.png", "a b.png"), ("/srv/photos/odd/", "odd"), ("/", "/"),
+    ])
+    func aPictureIsNamedByItsFileName(path: String, name: String) {
+        #expect(Playlist.fileName(of: path) == name)
+    }
+
     let files = ["a", "b", "c", "d", "e"]
 
     @Test func insertingBeforeTheCentreKeepsTheCentredFileOnEveryLap() {

@@ -3,12 +3,38 @@ import KioskCore
 /// Answers the control socket's requests from the show: moves go to the
 /// ``ShowController`` like any source's commands, `status` reads the show.
 /// (`watch` and `screenshot` are the session's and the socket's.)
-struct ControlCommands {
+///
+/// `status` is written once per wake-up of the run loop: every client
+/// answered in that wake-up gets the same line, a snapshot taken after
+/// their requests arrived. Any command performed meanwhile (a `next` just
+/// before, on the same connection or another) makes it write a new one.
+/// With 200 clients asking 100 times a second, that is most of the cost
+/// of answering them (`make bench`, control).
+final class ControlCommands {
     let controller: ShowController
     /// When the show started (``MonotonicClock`` seconds), for `uptime_s`.
     let started: Double
+    /// Which wake-up of the run loop it is.
+    private let wakeUp: () -> UInt64
+    private var statusLine: (wakeUp: UInt64, commands: Int, line: [UInt8])?
 
-    func answer(_ request: ControlRequest) -> JSONObject {
+    init(controller: ShowController, started: Double, wakeUp: @escaping () -> UInt64) {
+        self.controller = controller
+        self.started = started
+        self.wakeUp = wakeUp
+    }
+
+    /// The reply line to `request`.
+    func answer(_ request: ControlRequest) -> [UInt8] {
+        guard request == .status else { return reply(to: request).line }
+        let now = (wakeUp: wakeUp(), commands: controller.commandsPerformed)
+        if let cached = statusLine, cached.wakeUp == now.wakeUp, cached.commands == now.commands { return cached.line }
+        let line = status.reply.line
+        statusLine = (now.wakeUp, now.commands, line)
+        return line
+    }
+
+    func reply(to request: ControlRequest) -> JSONObject {
         let playlist = controller.show.pictures.pictures.playlist
         switch request {
         case .next(let steps):

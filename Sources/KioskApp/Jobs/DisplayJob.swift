@@ -86,6 +86,11 @@ public struct DisplayJob {
             let loop = try ShowLoop(controller: controller, decoder: worker)
             try loop.add(signals)
             if let control { try loop.add(control) }
+            if let refused = runCallingThreadAheadOfOrdinaryThreads() {
+                log("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)")
+            } else {
+                log("display loop: real-time priority (SCHED_FIFO 1); decoding and other work run at ordinary priority")
+            }
             return try loop.run(until: stop)
         }
         let statistics = controller.show.statistics

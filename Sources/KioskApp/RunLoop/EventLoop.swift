@@ -14,15 +14,20 @@ final class Registration {
     /// What the source is, for the log: `screen`, `decoder`, `client 3`.
     let name: String
     let fd: Int32
+    let priority: EventLoop.Priority
     fileprivate let id: UInt64
     fileprivate(set) var interest: EventSet
     fileprivate let handler: (EventSet) -> Void
     /// False once unregistered: its handler is never called again.
     fileprivate(set) var isActive = true
 
-    fileprivate init(name: String, fd: Int32, id: UInt64, interest: EventSet, handler: @escaping (EventSet) -> Void) {
+    fileprivate init(
+        name: String, fd: Int32, priority: EventLoop.Priority, id: UInt64, interest: EventSet,
+        handler: @escaping (EventSet) -> Void
+    ) {
         self.name = name
         self.fd = fd
+        self.priority = priority
         self.id = id
         self.interest = interest
         self.handler = handler
@@ -52,10 +57,35 @@ final class Deadline {
 /// the handlers of what happened. Level-triggered: a handler that leaves
 /// data unread is called again on the next wake-up.
 ///
-/// Sources join by ``register(_:name:interest:handler:)`` and leave by
-/// ``unregister(_:)``, from inside a handler too: events already collected
+/// Sources join by ``register(_:name:interest:priority:handler:)`` and leave
+/// by ``unregister(_:)``, from inside a handler too: events already collected
 /// for a registration that has left are dropped.
+///
+/// The display comes first. Each wake-up handles the ``Priority/urgent``
+/// events (the screen's flips, the deadlines' timer) and the due deadlines,
+/// then calls ``afterUrgentEvents`` (where the show draws), and only then
+/// the rest, for at most ``normalEventBudget`` seconds: what is left is
+/// reported again by the next wait. So 200 busy control clients delay the
+/// next frame by one budget at most, never by their whole batch.
 final class EventLoop {
+    /// Whose events a wake-up handles first.
+    enum Priority {
+        /// The display's: handled before anything else, then ``EventLoop/afterUrgentEvents``.
+        case urgent
+        /// Everyone else's, within ``EventLoop/normalEventBudget`` per wake-up.
+        case normal
+    }
+
+    /// How long one wake-up may spend on normal events (seconds): a quarter
+    /// of a 60 Hz frame, so a frame due meanwhile still makes its refresh.
+    static let normalEventBudget = 0.004
+
+    /// Runs in every wake-up after the urgent events and due deadlines, before the normal events.
+    var afterUrgentEvents: () -> Void = {}
+
+    /// Wake-ups so far: the handlers of one wake-up see the same number.
+    private(set) var wakeUps: UInt64 = 0
+
     private let epoll: FileDescriptor
     private let timer: OneShotTimer
     private var registrations: [UInt64: Registration] = [:]
@@ -69,7 +99,9 @@ final class EventLoop {
         epoll = FileDescriptor(owning: try retryingInterrupts("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
         timer = try OneShotTimer()
         events = .allocate(capacity: 64)
-        timerRegistration = try register(timer.descriptor.rawValue, name: "deadlines") { [timer] _ in timer.take() }
+        timerRegistration = try register(timer.descriptor.rawValue, name: "deadlines", priority: .urgent) { [timer] _ in
+            timer.take()
+        }
     }
 
     deinit { events.deallocate() }
@@ -81,10 +113,12 @@ final class EventLoop {
     /// `interest` or hangs up or fails. The fd stays the caller's: it must
     /// call ``unregister(_:)`` before closing it.
     func register(
-        _ fd: Int32, name: String, interest: EventSet = .readable, handler: @escaping (EventSet) -> Void
+        _ fd: Int32, name: String, interest: EventSet = .readable, priority: Priority = .normal,
+        handler: @escaping (EventSet) -> Void
     ) throws(SystemCallError) -> Registration {
         lastID += 1
-        let registration = Registration(name: name, fd: fd, id: lastID, interest: interest, handler: handler)
+        let registration = Registration(
+            name: name, fd: fd, priority: priority, id: lastID, interest: interest, handler: handler)
         var event = epoll_event()
         event.events = interest.epollInterest
         event.data.u64 = registration.id
@@ -130,13 +164,20 @@ final class EventLoop {
     }
 
     /// The earliest armed deadline.
-    var nextDeadline: Double? { deadlines.compactMap(\.time).min() }
+    var nextDeadline: Double? {
+        var earliest: Double?
+        for deadline in deadlines {
+            if let time = deadline.time, time < earliest ?? .infinity { earliest = time }
+        }
+        return earliest
+    }
 
     /// Sleeps until a descriptor is ready or the earliest deadline comes,
-    /// then runs the handlers: descriptors first, then the deadlines that
-    /// are due, earliest first (each one disarmed before its handler runs,
-    /// so the handler may arm it again). A signal interrupting the wait
-    /// just returns.
+    /// then runs the handlers: urgent descriptors first, then the deadlines
+    /// that are due, earliest first (each one disarmed before its handler
+    /// runs, so the handler may arm it again), then ``afterUrgentEvents``,
+    /// then the normal descriptors within ``normalEventBudget``. A signal
+    /// interrupting the wait just returns.
     func runOnce() throws(SystemCallError) {
         try timer.arm(at: nextDeadline)
         let count = epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1)
@@ -144,9 +185,19 @@ final class EventLoop {
             if errno == EINTR { return }
             throw .last("epoll_wait")
         }
-        for event in events.prefix(Int(count)) {
+        wakeUps += 1
+        let ready = events.prefix(Int(count))
+        for event in ready where registrations[event.data.u64]?.priority == .urgent {
+            registrations[event.data.u64]?.handler(EventSet(epoll: event.events))
+        }
+        runDueDeadlines(at: MonotonicClock.now())
+        afterUrgentEvents()
+        let started = MonotonicClock.now()
+        for event in ready {
             // A registration that left during this batch is no longer in the table.
-            guard let registration = registrations[event.data.u64] else { continue }
+            guard let registration = registrations[event.data.u64], registration.priority == .normal else { continue }
+            // Out of time: the rest are still ready, and the next wait reports them again.
+            if MonotonicClock.now() - started > Self.normalEventBudget { break }
             registration.handler(EventSet(epoll: event.events))
         }
         if Int(count) == events.count {
@@ -155,10 +206,10 @@ final class EventLoop {
             events.deallocate()
             events = bigger
         }
-        runDueDeadlines(at: MonotonicClock.now())
     }
 
     private func runDueDeadlines(at now: Double) {
+        guard let earliest = nextDeadline, earliest <= now else { return }
         let due = deadlines.filter { ($0.time ?? .infinity) <= now }.sorted { $0.time! < $1.time! }
         for deadline in due where deadline.time.map({ $0 <= now }) == true {
             deadline.time = nil

@@ -30,11 +30,20 @@ final class ShowController {
         for subscriber in subscribers { subscriber(event) }
     }
 
+    /// Commands performed so far: what a reader caching the show's state checks.
+    private(set) var commandsPerformed = 0
+
     /// Obeys `command` now, mid-slide too.
-    func perform(_ command: ShowCommand) { show.command(command, at: clock()) }
+    func perform(_ command: ShowCommand) {
+        commandsPerformed += 1
+        show.command(command, at: clock())
+    }
 
     /// New settings or a new folder listing (a reload), the show keeping its place.
-    func reassemble(_ assembly: ShowAssembly) { show.reassemble(assembly, at: clock()) }
+    func reassemble(_ assembly: ShowAssembly) {
+        commandsPerformed += 1
+        show.reassemble(assembly, at: clock())
+    }
 
     /// Ends the show after this wake-up.
     func stop(reason: String?) {

@@ -3,9 +3,11 @@ import SystemCalls
 
 /// Runs a show in real time on one ``EventLoop``: the screen's flip events,
 /// the decoder's hand-off and the show's own deadline (the next frame, a
-/// display retry, or the next slide), plus every ``ShowSource`` added. After
-/// each wake-up the show starts what is due and draws if it should, and
-/// its deadline is set again; while a flip is pending nothing is armed.
+/// display retry, or the next slide), plus every ``ShowSource`` added. In
+/// each wake-up, once the screen's events are handled and before any
+/// source's (``EventLoop/afterUrgentEvents``), and again after them, the
+/// show starts what is due and draws if it should; then its deadline is
+/// set again. While a flip is pending nothing is armed.
 final class ShowLoop {
     let controller: ShowController
     let loop: EventLoop
@@ -18,11 +20,13 @@ final class ShowLoop {
         loop = try EventLoop()
         let show = controller.show, clock = controller.clock
         if let fd = show.screen.eventDescriptor {
-            registrations.append(try loop.register(fd, name: "screen") { _ in show.screenEvents(at: clock()) })
+            registrations.append(try loop.register(fd, name: "screen", priority: .urgent) { _ in show.screenEvents(at: clock()) })
         }
         registrations.append(try loop.register(decoder.readyFD, name: "decoder") { _ in show.picturesReady(at: clock()) })
-        // Its work is done by update(at:), which runs after every wake-up.
+        // Its work is done by update(at:), which runs in every wake-up
+        // before the other sources' events: a frame is never late for them.
         showDeadline = loop.deadline(named: "show") { _ in }
+        loop.afterUrgentEvents = { show.update(at: clock()) }
     }
 
     /// Joins `source` to the loop.

@@ -31,6 +31,8 @@ final class ControlSocket: ShowSource {
     private var encoderRegistration: Registration?
     /// Accepting waits a moment when the process is out of descriptors.
     private var acceptRetry: Deadline?
+    /// Where each client's bytes are read into (one read of at most 4 KiB per wake-up and client).
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
 
     /// Where it listens, for the log.
     var summary: String { listener.summary }
@@ -68,7 +70,7 @@ final class ControlSocket: ShowSource {
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
         self.loop = loop
         self.controller = controller
-        commands = ControlCommands(controller: controller, started: controller.clock())
+        commands = ControlCommands(controller: controller, started: controller.clock()) { [unowned loop] in loop.wakeUps }
         listening = try loop.register(listener.descriptor.rawValue, name: "control socket") { [unowned self] _ in
             acceptClients()
         }
@@ -102,7 +104,7 @@ final class ControlSocket: ShowSource {
 
     /// Runs `body` on the client's session with the commands answering its
     /// requests; events the commands cause go out afterwards.
-    private func answer<Result>(_ client: Client, _ body: (inout ControlSession, (ControlRequest) -> JSONObject) -> Result) -> Result {
+    private func answer<Result>(_ client: Client, _ body: (inout ControlSession, (ControlRequest) -> [UInt8]) -> Result) -> Result {
         answering = true
         let result = body(&client.session, commands.answer)
         answering = false
@@ -166,11 +168,11 @@ final class ControlSocket: ShowSource {
         guard let client = clients[id] else { return }
         if events.contains(.error) { return close(client) }
         if client.session.wantsInput && events.contains(.readable) || events.contains(.hangUp) && client.session.wantsInput {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = buffer.withUnsafeMutableBytes { recv(client.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = readBuffer.withUnsafeMutableBytes { recv(client.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
                 let now = controller.clock()
-                if answer(client, { $0.receive(buffer.prefix(count), at: now, respond: $1) }) { takeScreenshot(for: client) }
+                let bytes = readBuffer.prefix(count)
+                if answer(client, { $0.receive(bytes, at: now, respond: $1) }) { takeScreenshot(for: client) }
             } else if count == 0 {
                 client.session.endOfInput()
             } else if errno != EAGAIN && errno != EINTR {

@@ -21,6 +21,9 @@ public enum ControlRequest: Equatable, Sendable {
     /// The command words, as the README and `kioskctl` spell them.
     public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch"]
 
+    /// The commands for error messages: `next, prev, ...`.
+    static let commandList = commands.joined(separator: ", ")
+
     /// The most pictures one `next n` or `prev n` moves.
     public static let maximumSteps = 1000
 }
@@ -49,7 +52,7 @@ extension ControlRequest {
         while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
         let word = text.prefix { $0 != " " && $0 != "\t" }
         let rest = String(text.dropFirst(word.count).drop { $0 == " " || $0 == "\t" })
-        let known = Self.commands.joined(separator: ", ")
+        let known = Self.commandList
         guard !word.isEmpty else { throw ControlRequestError("empty line: send one command per line, one of \(known)") }
         switch word.lowercased() {
         case "next": self = .next(try Self.steps("next", rest))

@@ -65,9 +65,10 @@ public struct ControlSession: Sendable {
 
     /// Takes bytes the client sent and answers what it can: each request
     /// goes to `respond` (all but `watch` and `screenshot`, which the
-    /// session handles). Returns true when a screenshot must be made.
+    /// session handles), which returns its reply line (``JSONObject/line``).
+    /// Returns true when a screenshot must be made.
     public mutating func receive(
-        _ bytes: some Sequence<UInt8>, at now: Double, respond: (ControlRequest) -> JSONObject
+        _ bytes: some Sequence<UInt8>, at now: Double, respond: (ControlRequest) -> [UInt8]
     ) -> Bool {
         guard dropped == nil, !inputEnded else { return false }
         lastActivity = now
@@ -91,7 +92,7 @@ public struct ControlSession: Sendable {
 
     /// Answers the requests waiting, in order, up to a screenshot that cannot start yet.
     /// Returns true when a screenshot must be made.
-    public mutating func proceed(at now: Double, respond: (ControlRequest) -> JSONObject) -> Bool {
+    public mutating func proceed(at now: Double, respond: (ControlRequest) -> [UInt8]) -> Bool {
         while dropped == nil, !awaitingScreenshot, let next = pending.first {
             if next == .request(.screenshot) {
                 // One PNG per client at a time: the next waits until the last is sent.
@@ -110,7 +111,7 @@ public struct ControlSession: Sendable {
                 isWatching = true
                 queue(ControlReply.success(["watching": true]).line, at: now)
             case .request(let request):
-                queue(respond(request).line, at: now)
+                queue(respond(request), at: now)
             }
         }
         return false
@@ -120,7 +121,7 @@ public struct ControlSession: Sendable {
     /// Then the lines that waited behind it are answered; true when one of
     /// them asks for another screenshot.
     public mutating func deliverScreenshot(
-        _ reply: JSONObject, png: [UInt8], at now: Double, respond: (ControlRequest) -> JSONObject
+        _ reply: JSONObject, png: [UInt8], at now: Double, respond: (ControlRequest) -> [UInt8]
     ) -> Bool {
         guard awaitingScreenshot else { return false }
         awaitingScreenshot = false
@@ -134,7 +135,7 @@ public struct ControlSession: Sendable {
     }
 
     /// The screenshot could not be made: the failure is the reply.
-    public mutating func failScreenshot(_ message: String, at now: Double, respond: (ControlRequest) -> JSONObject) -> Bool {
+    public mutating func failScreenshot(_ message: String, at now: Double, respond: (ControlRequest) -> [UInt8]) -> Bool {
         guard awaitingScreenshot else { return false }
         awaitingScreenshot = false
         lastActivity = now

@@ -37,49 +37,63 @@ public struct JSONObject: Equatable, Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// The object as one line of UTF-8 JSON, ending in `\n`.
+    ///
+    /// Written straight into bytes: a busy kiosk answers thousands of
+    /// `status` a second on the render loop's thread (`make bench`, control).
     public var line: [UInt8] {
-        var text = ""
-        write(to: &text)
-        text += "\n"
-        return Array(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + fields.count * 24)
+        write(to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
-    func write(to text: inout String) {
-        text += "{"
+    func write(to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "{"))
         for (n, field) in fields.enumerated() {
-            if n > 0 { text += "," }
-            JSONValue.string(field.key).write(to: &text)
-            text += ":"
-            field.value.write(to: &text)
+            if n > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.write(string: field.key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            field.value.write(to: &bytes)
         }
-        text += "}"
+        bytes.append(UInt8(ascii: "}"))
     }
 }
 
 extension JSONValue {
-    func write(to text: inout String) {
+    func write(to bytes: inout [UInt8]) {
         switch self {
-        case .string(let string):
-            text += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
-                }
+        case .string(let string): Self.write(string: string, to: &bytes)
+        case .int(let number): bytes.append(contentsOf: String(number).utf8)
+        case .double(let number): bytes.append(contentsOf: (number.isFinite ? number.description : "null").utf8)
+        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .object(let object): object.write(to: &bytes)
+        }
+    }
+
+    /// A JSON string: UTF-8 passes through (a Swift string is valid
+    /// UTF-8), quotes, backslashes and control characters are escaped.
+    static func write(string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        defer { bytes.append(UInt8(ascii: "\"")) }
+        // Most strings (keys, file names) need no escaping: copied whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: string.utf8)
+            return
+        }
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+            default: bytes.append(byte)
             }
-            text += "\""
-        case .int(let number): text += String(number)
-        case .double(let number): text += number.isFinite ? "\(number)" : "null"
-        case .bool(let flag): text += flag ? "true" : "false"
-        case .null: text += "null"
-        case .object(let object): object.write(to: &text)
         }
     }
 }

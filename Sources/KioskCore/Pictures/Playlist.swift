@@ -20,7 +20,10 @@ public struct Playlist: Hashable, Sendable {
 
     /// A file's name as the control socket shows it and `goto` takes it: the path's last part.
     public static func fileName(of path: String) -> String {
-        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
+        var trimmed = Substring(path)
+        while trimmed.last == "/", trimmed.count > 1 { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/"), slash != trimmed.indices.last else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
     }
 
     /// The item whose file is named `name` (``fileName(of:)``), if any.
