@@ -67,12 +67,26 @@ public struct StripMotion: Sendable, Equatable {
         (start == target && startVelocity == 0) || time >= startTime + slideDuration
     }
 
-    /// Slides to `newTarget` from wherever the strip is at `time`, keeping its speed.
-    public mutating func retarget(to newTarget: Double, at time: Double) {
+    /// Stops the strip at `position` at `time`, fractional too: a finger
+    /// holds it there (caught mid-slide, or dragged).
+    public mutating func hold(at position: Double, time: Double) {
+        precondition(position.isFinite)
+        start = position
+        target = position
+        startVelocity = 0
+        startTime = time
+        slideDuration = duration
+        slideEasing = easing
+    }
+
+    /// Slides to `newTarget` from wherever the strip is at `time`, keeping
+    /// its speed, or starting at `velocity` (pictures a second) when given:
+    /// a released finger hands the strip its own speed.
+    public mutating func retarget(to newTarget: Double, at time: Double, velocity given: Double? = nil) {
         precondition(newTarget.isFinite)
         let moving = !isAtRest(at: time)
         let p = position(at: time)
-        let v = moving ? velocity(at: time) : 0
+        let v = given.flatMap { $0.isFinite ? $0 : nil } ?? (moving ? velocity(at: time) : 0)
         start = p
         startVelocity = v
         startTime = time

@@ -48,6 +48,8 @@ public struct MotionSettings: Hashable, Sendable {
     /// Seconds a slide from one picture to the next takes.
     public var transition: Double = 0.45
     public var easing: Easing = .easeInOut
+    /// Seconds after the last touch before automatic slides resume (`resume_after`).
+    public var resumeAfter: Double = 30
 
     public init() {}
 }

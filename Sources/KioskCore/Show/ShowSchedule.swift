@@ -10,9 +10,28 @@ public enum ShowCommand: Sendable, Hashable {
     case goto(item: Int)
     case pause
     case resume
+    /// A finger on the strip (from ``SwipeRecognizer``, in pictures).
+    case touch(StripTouch)
 
     public static let next = ShowCommand.move(by: 1)
     public static let previous = ShowCommand.move(by: -1)
+}
+
+/// A finger on the strip, in pictures: what ``SwipeGesture`` says once its
+/// pixels are divided by the page (a slot and its spacing). Positive is
+/// forward: the strip moving on to the next picture (the finger moving left).
+public enum StripTouch: Hashable, Sendable {
+    /// A finger landed: the strip stops where it is.
+    case caught
+    /// The strip follows the finger, `pictures` from where it was caught.
+    case dragged(pictures: Double)
+    /// The finger lifted `pictures` from where it caught the strip, moving
+    /// at `velocity` pictures a second (0: it had stopped); `flick` when quick.
+    case released(pictures: Double, velocity: Double, flick: Bool)
+    /// No decision (palm, lost events, a vertical swipe, a ghost tap): a
+    /// strip that was dragged settles on the nearest picture; one only
+    /// caught goes on to where it was going.
+    case cancelled
 }
 
 /// When the show moves: the rest on each picture, the automatic slide to the
@@ -29,6 +48,13 @@ public enum ShowCommand: Sendable, Hashable {
 ///   end of a slide in progress).
 /// - With fewer than two pictures nothing moves: sliding to the same picture
 ///   again would only be a distraction.
+/// - A finger catches the strip where it is and it follows the finger;
+///   automatic slides wait. On release it settles: a flick goes to the next
+///   whole picture in the flick's direction (so a flick back cancels a
+///   drag), else to the nearest picture, where exactly half a page stays on
+///   the one it was caught at; the settle starts at the finger's speed. The
+///   next automatic slide comes `resumeAfter` seconds after the finger
+///   lifts (or a whole rest after the settle, if that is later).
 ///
 /// Positions are strip positions in pictures (slot `k` shows item `k mod N`);
 /// targets are always whole. Times are seconds on a monotonic clock.
@@ -40,16 +66,35 @@ public struct ShowSchedule: Sendable, Equatable {
     public private(set) var nextAdvance: Double?
     /// Pictures in the playlist; below two nothing moves.
     public var pictureCount: Int
+    /// Seconds after the last touch before automatic slides resume.
+    public private(set) var resumeAfter: Double
+    /// While a finger holds the strip: where it caught it, where the strip
+    /// was going then, and whether it has been dragged since.
+    private var held: Hold?
+
+    private struct Hold: Equatable, Sendable {
+        var position: Double
+        var target: Double
+        var dragged: Bool
+    }
 
     public init(at position: Int, pictureCount: Int, settings: MotionSettings, now: Double) {
         motion = StripMotion(at: Double(position), easing: settings.easing, duration: settings.transition)
         interval = settings.interval
+        resumeAfter = settings.resumeAfter
         self.pictureCount = pictureCount
         nextAdvance = now + interval
     }
 
-    /// The whole slot the strip rests on, or is sliding to.
-    public var target: Int { Int(motion.target) }
+    /// The whole slot the strip rests on, or is sliding to; while a finger
+    /// holds it, the one it would settle on if the finger lifted still.
+    public var target: Int {
+        guard let held else { return Int(motion.target) }
+        return Int(Self.nearest(motion.target, caughtAt: held.position))
+    }
+
+    /// True while a finger holds the strip.
+    public var isHeld: Bool { held != nil }
 
     public func position(at time: Double) -> Double { motion.position(at: time) }
 
@@ -77,7 +122,52 @@ public struct ShowSchedule: Sendable, Equatable {
             guard isPaused else { return }
             isPaused = false
             nextAdvance = max(now, motion.restTime) + interval
+        case .touch(let touch):
+            apply(touch, at: now)
         }
+    }
+
+    private mutating func apply(_ touch: StripTouch, at now: Double) {
+        guard pictureCount >= 2 else { return }
+        switch touch {
+        case .caught:
+            let position = motion.position(at: now)
+            held = Hold(position: position, target: held?.target ?? motion.target, dragged: false)
+            motion.hold(at: position, time: now)
+            nextAdvance = nil
+        case .dragged(let pictures):
+            guard let caught = held, pictures.isFinite else { return }
+            held?.dragged = true
+            motion.hold(at: caught.position + pictures, time: now)
+        case .released(let pictures, let velocity, let flick):
+            guard let caught = held else { return }
+            let position = pictures.isFinite ? caught.position + pictures : motion.target
+            let target: Double
+            if flick && velocity != 0 {
+                target = velocity > 0 ? position.rounded(.down) + 1 : position.rounded(.up) - 1
+            } else {
+                target = Self.nearest(position, caughtAt: caught.position)
+            }
+            settle(to: target, velocity: velocity, at: now)
+        case .cancelled:
+            guard let caught = held else { return }
+            settle(to: caught.dragged ? Self.nearest(motion.target, caughtAt: caught.position) : caught.target, velocity: 0, at: now)
+        }
+    }
+
+    private mutating func settle(to target: Double, velocity: Double, at now: Double) {
+        held = nil
+        motion.retarget(to: target, at: now, velocity: velocity)
+        if !isPaused { nextAdvance = max(motion.restTime + interval, now + resumeAfter) }
+    }
+
+    /// The whole picture nearest `position`; exactly half way, the one
+    /// nearest where the finger caught the strip.
+    static func nearest(_ position: Double, caughtAt caught: Double) -> Double {
+        let anchor = caught.rounded()
+        let offset = position - anchor
+        let fraction = offset - offset.rounded(.towardZero)
+        return anchor + (abs(fraction) == 0.5 ? offset.rounded(.towardZero) : offset.rounded())
     }
 
     /// Takes new motion settings (a config reload) without moving the strip:
@@ -93,7 +183,7 @@ public struct ShowSchedule: Sendable, Equatable {
 
     /// Starts the automatic slide if its time has come; true if it did.
     public mutating func advanceIfDue(at now: Double) -> Bool {
-        guard let due = nextAdvance, now >= due else { return false }
+        guard let due = nextAdvance, now >= due, held == nil else { return false }
         guard pictureCount >= 2 else {
             // Nothing to slide to: wait another interval (the playlist may grow).
             nextAdvance = now + interval
@@ -107,11 +197,15 @@ public struct ShowSchedule: Sendable, Equatable {
     /// moving anything on screen. See ``CircularIndex/slotKeepingItem(atSlot:afterRemoving:)``.
     public mutating func renumber(slot old: Int, as new: Int, pictureCount: Int) {
         motion.shift(by: Double(new - old))
+        held?.position += Double(new - old)
+        held?.target += Double(new - old)
         self.pictureCount = pictureCount
     }
 
     private mutating func move(by delta: Int, at now: Double) {
         guard pictureCount >= 2, delta != 0 else { return }
+        // A finger holding the strip keeps it: moves from elsewhere meanwhile are ignored.
+        guard held == nil else { return }
         motion.retarget(to: motion.target + Double(delta), at: now)
         if !isPaused { nextAdvance = motion.restTime + interval }
     }
