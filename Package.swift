@@ -46,6 +46,9 @@ let package = Package(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(
+            name: "CEvdev", pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(
             name: "CDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
 
@@ -59,6 +62,9 @@ let package = Package(
 
         // What systemd hands the daemon (libsystemd): the control socket by socket activation.
         .target(name: "ServiceManager", dependencies: ["SystemCalls", "CSystemd"]),
+
+        // Input devices through libevdev: what a device is, its axes, its events.
+        .target(name: "InputDevices", dependencies: ["SystemCalls", "KioskCore", "CEvdev"]),
 
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),

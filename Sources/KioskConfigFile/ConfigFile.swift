@@ -37,7 +37,7 @@ public enum ConfigFile {
         // Sorted so that, with several mistakes, the same one is reported first every time.
         for key in table.keys.sorted() {
             guard let value = table[key], let setting = settingValue(value) else {
-                throw Error(path: path, message: "\(key): expected a string, number or boolean")
+                throw Error(path: path, message: "\(key): expected a string, number, boolean or a list of them")
             }
             do {
                 try settings.set(key, to: setting)
@@ -53,6 +53,14 @@ public enum ConfigFile {
         case .int: return value.int.map(SettingValue.integer)
         case .double: return value.double.map(SettingValue.float)
         case .bool: return value.bool.map(SettingValue.boolean)
+        case .array:
+            guard let array = value.array else { return nil }
+            var values: [SettingValue] = []
+            for element in array {
+                guard element.type != .array, let converted = settingValue(element) else { return nil }
+                values.append(converted)
+            }
+            return .list(values)
         default: return nil
         }
     }

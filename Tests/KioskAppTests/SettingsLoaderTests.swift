@@ -49,11 +49,32 @@ func configFile(_ text: String) throws -> String {
         #expect(error?.description.contains("unknown setting") == true)
     }
 
-    @Test func tablesAndArraysAreRefused() throws {
-        let path = try configFile("images = [\"/a\", \"/b\"]\n")
+    @Test func tablesAreRefusedAndListsOnlyWhereASettingTakesOne() throws {
+        let table = try configFile("[images]\npath = \"/a\"\n")
+        defer { try? FileManager.default.removeItem(atPath: table) }
+        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: table, flags: []) }
+        #expect(error?.description.contains("images: expected a string, number, boolean or a list of them") == true)
+        let list = try configFile("images = [\"/a\", \"/b\"]\n")
+        defer { try? FileManager.default.removeItem(atPath: list) }
+        let listError = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: list, flags: []) }
+        #expect(listError?.description.contains("invalid images \"[/a, /b]\": expected the path of a folder") == true, "\(String(describing: listError))")
+    }
+
+    @Test func inputDevicesAndCalibrationTakeTOMLLists() throws {
+        let path = try configFile("""
+            images = "/srv/photos"
+            input = ["/dev/input/event3", "usb-eGalax_Inc._USB_TouchController-event-if00"]
+            calibration = [0, -1, 1, 1, 0, 0]
+            grab = true
+            tap_zones = false
+            resume_after = 45
+            """)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
-        #expect(error?.description.contains("images: expected a string, number or boolean") == true)
+        let settings = try loadSettings(configPath: path, flags: [])
+        #expect(settings.input.devices == ["/dev/input/event3", "usb-eGalax_Inc._USB_TouchController-event-if00"])
+        #expect(settings.input.devices.map { $0.map(InputSettings.path(of:)) }?.last == "/dev/input/by-id/usb-eGalax_Inc._USB_TouchController-event-if00")
+        #expect(settings.input.calibration == [0, -1, 1, 1, 0, 0])
+        #expect(settings.input.grab && !settings.input.tapZones && settings.motion.resumeAfter == 45)
     }
 
     @Test func aMissingConfigFileIsAClearError() {

@@ -106,6 +106,38 @@ import Testing
     }
 }
 
+@Suite struct InputSettingTests {
+    @Test func inputIsAutoByDefaultAndTakesNoneAPathOrAList() throws {
+        var settings = KioskSettings()
+        #expect(settings.input.devices == nil && !settings.input.grab && settings.input.tapZones)
+        #expect(settings.input.calibration == TouchMapping.identity && settings.motion.resumeAfter == 30)
+        try settings.set("input", to: .string("none"))
+        #expect(settings.input.devices == [])
+        try settings.set("input", to: .string("/dev/input/event7"))
+        #expect(settings.input.devices == ["/dev/input/event7"])
+        try settings.set("input", to: .string("auto"))
+        #expect(settings.input.devices == nil)
+        for bad: SettingValue in [.string("/etc/passwd"), .string("../event3"), .string("/dev/input/../../etc/shadow"), .list([.integer(3)])] {
+            let error = #expect(throws: SettingError.self) { try settings.set("input", to: bad) }
+            #expect(error?.reason.hasPrefix("expected \"auto\", \"none\", or a list of /dev/input/eventN paths") == true)
+        }
+    }
+
+    /// The matrix as libinput's udev property writes it, or a TOML list.
+    @Test func calibrationTakesSixNumbers() throws {
+        var settings = KioskSettings()
+        try settings.set("calibration", to: .string("0 -1 1 1 0 0"))
+        #expect(settings.input.calibration == [0, -1, 1, 1, 0, 0])
+        try settings.set("calibration", to: .list([.integer(1), .float(0), .integer(0), .integer(0), .float(1.5), .integer(0)]))
+        #expect(settings.input.calibration == [1, 0, 0, 0, 1.5, 0])
+        for bad: SettingValue in [.string("1 0 0"), .string("1 0 0 0 1 x"), .list([.boolean(true)]), .float(1)] {
+            let error = #expect(throws: SettingError.self) { try settings.set("calibration", to: bad) }
+            #expect(error?.setting == "calibration")
+        }
+        #expect(settings.input.calibration == [1, 0, 0, 0, 1.5, 0], "a refused value changes nothing")
+    }
+}
+
 @Suite struct MotionAndCacheSettingTests {
     @Test func motionDefaultsAreEightSecondsAndAnEasedSlide() throws {
         var settings = KioskSettings()

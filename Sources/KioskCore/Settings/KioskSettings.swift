@@ -60,6 +60,8 @@ public enum SettingValue: Hashable, Sendable {
     case integer(Int)
     case float(Double)
     case boolean(Bool)
+    /// A TOML array of such values.
+    indirect case list([SettingValue])
 
     var written: String {
         switch self {
@@ -67,7 +69,40 @@ public enum SettingValue: Hashable, Sendable {
         case .integer(let i): return "\(i)"
         case .float(let f): return "\(f)"
         case .boolean(let b): return "\(b)"
+        case .list(let values): return "[" + values.map(\.written).joined(separator: ", ") + "]"
         }
+    }
+
+    /// A number, written as one or as text.
+    var number: Double? {
+        switch self {
+        case .integer(let i): return Double(i)
+        case .float(let f): return f
+        case .string(let text): return Double(text)
+        case .boolean, .list: return nil
+        }
+    }
+}
+
+/// Touchscreens, keyboards and remotes (`input`, `grab`, `tap_zones`, `calibration`).
+public struct InputSettings: Hashable, Sendable {
+    /// Devices to read: nil (`"auto"`) is every touchscreen, absolute
+    /// pointer and keyboard with the show's keys, as they come and go;
+    /// `[]` (`"none"`) is none; else `/dev/input/eventN` paths or
+    /// `/dev/input/by-id` names.
+    public var devices: [String]? = nil
+    /// Take the devices for kioskd alone (`EVIOCGRAB`).
+    public var grab = false
+    /// A tap on the left or right fifth is `prev` or `next`; in the middle, pause or resume.
+    public var tapZones = true
+    /// libinput's calibration matrix (`LIBINPUT_CALIBRATION_MATRIX`), for every touch device.
+    public var calibration = TouchMapping.identity
+
+    public init() {}
+
+    /// Where a configured device is: a by-id name is looked up in `/dev/input/by-id`.
+    public static func path(of device: String) -> String {
+        device.hasPrefix("/") ? device : "/dev/input/by-id/" + device
     }
 }
 
@@ -103,6 +138,7 @@ public struct KioskSettings: Hashable, Sendable {
     public var cacheMegabytes: Int? = nil
     public var motion = MotionSettings()
     public var control = ControlSettings()
+    public var input = InputSettings()
 
     public init() {}
 
@@ -110,6 +146,7 @@ public struct KioskSettings: Hashable, Sendable {
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
+        "input", "grab", "tap_zones", "resume_after", "calibration",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -143,12 +180,28 @@ public struct KioskSettings: Hashable, Sendable {
             }
             display.mode = mode
         case "exif_rotate":
+            exifRotate = try Self.boolean(name, value)
+        case "grab":
+            input.grab = try Self.boolean(name, value)
+        case "tap_zones":
+            input.tapZones = try Self.boolean(name, value)
+        case "resume_after":
+            motion.resumeAfter = try Self.seconds(name, value, range: 0...86_400)
+        case "input":
+            input.devices = try Self.devices(name, value)
+        case "calibration":
+            let numbers: [Double?]
             switch value {
-            case .boolean(let on): exifRotate = on
-            case .string("true"): exifRotate = true
-            case .string("false"): exifRotate = false
-            default: throw SettingError(setting: name, value: value.written, reason: "expected true or false")
+            case .string(let text): numbers = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { Double($0) }
+            case .list(let values): numbers = values.map(\.number)
+            default: numbers = []
             }
+            guard numbers.count == 6, let matrix = numbers as? [Double], matrix.allSatisfy(\.isFinite) else {
+                throw SettingError(
+                    setting: name, value: value.written,
+                    reason: "expected libinput's 6 numbers \"a b c d e f\" (as LIBINPUT_CALIBRATION_MATRIX), e.g. \"1 0 0 0 1 0\"")
+            }
+            input.calibration = matrix
         case "cache_mb":
             switch value {
             case .string("auto"): cacheMegabytes = nil
@@ -204,6 +257,36 @@ public struct KioskSettings: Hashable, Sendable {
         }
     }
 
+    private static func boolean(_ name: String, _ value: SettingValue) throws(SettingError) -> Bool {
+        switch value {
+        case .boolean(let on): return on
+        case .string("true"): return true
+        case .string("false"): return false
+        default: throw SettingError(setting: name, value: value.written, reason: "expected true or false")
+        }
+    }
+
+    private static func devices(_ name: String, _ value: SettingValue) throws(SettingError) -> [String]? {
+        let entries: [SettingValue]
+        switch value {
+        case .string("auto"): return nil
+        case .string("none"): return []
+        case .list(let values): entries = values
+        default: entries = [value]
+        }
+        var devices: [String] = []
+        for entry in entries {
+            guard case .string(let device) = entry, !device.isEmpty, !device.contains("\0"),
+                  device.hasPrefix("/dev/input/") ? !device.contains("/../") : !device.contains("/") else {
+                throw SettingError(
+                    setting: name, value: value.written,
+                    reason: "expected \"auto\", \"none\", or a list of /dev/input/eventN paths or /dev/input/by-id names, e.g. [\"/dev/input/event3\"]")
+            }
+            devices.append(device)
+        }
+        return devices
+    }
+
     private static func autoOrText(_ name: String, _ value: SettingValue, example: String) throws(SettingError) -> String? {
         guard case .string(let text) = value, !text.isEmpty else {
             throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or a name like \"\(example)\"")
@@ -214,14 +297,7 @@ public struct KioskSettings: Hashable, Sendable {
     private static func seconds(
         _ name: String, _ value: SettingValue, range: ClosedRange<Double>
     ) throws(SettingError) -> Double {
-        let seconds: Double?
-        switch value {
-        case .integer(let i): seconds = Double(i)
-        case .float(let f): seconds = f
-        case .string(let text): seconds = Double(text)
-        case .boolean: seconds = nil
-        }
-        guard let seconds, range.contains(seconds) else {
+        guard let seconds = value.number, range.contains(seconds) else {
             throw SettingError(
                 setting: name, value: value.written,
                 reason: "expected seconds from \(range.lowerBound) to \(Int(range.upperBound)), e.g. 8 or 0.45")

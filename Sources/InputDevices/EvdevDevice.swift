@@ -1,0 +1,119 @@
+import CEvdev
+import KioskCore
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One input device (`/dev/input/eventN`) through libevdev, which keeps the
+/// device's state, decodes multitouch slots and, after the kernel dropped
+/// events (`SYN_DROPPED`), hands over the state again as events.
+///
+/// Opened non-blocking: the run loop reads it when epoll says it is
+/// readable, a bounded batch at a time. Timestamps are `CLOCK_MONOTONIC`,
+/// the clock the show runs on.
+public final class EvdevDevice {
+    public let path: String
+    /// The kernel's name for it ("eGalax Inc. USB TouchController").
+    public let name: String
+    private let descriptor: FileDescriptor
+    private let device: OpaquePointer
+
+    public var fd: Int32 { descriptor.rawValue }
+
+    public init(opening path: String) throws(SystemCallError) {
+        let descriptor = try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK)
+        var device: OpaquePointer?
+        let status = libevdev_new_from_fd(descriptor.rawValue, &device)
+        guard status == 0, let device else { throw SystemCallError("libevdev_new_from_fd", errno: -status, path: path) }
+        libevdev_set_clock_id(device, CLOCK_MONOTONIC)
+        self.path = path
+        self.descriptor = descriptor
+        self.device = device
+        name = libevdev_get_name(device).map { String(cString: $0) } ?? "input device"
+    }
+
+    deinit { libevdev_free(device) }
+
+    /// What it can do, asking about the keys of `keyMap`.
+    public func capabilities(keyMap: KeyMap) -> InputCapabilities {
+        var capabilities = InputCapabilities()
+        capabilities.isDirect = libevdev_has_property(device, UInt32(INPUT_PROP_DIRECT)) == 1
+        capabilities.hasAbsolutePosition = has(EV_ABS, ABS_X) && has(EV_ABS, ABS_Y)
+        if has(EV_ABS, ABS_MT_SLOT), has(EV_ABS, ABS_MT_POSITION_X), has(EV_ABS, ABS_MT_POSITION_Y) {
+            capabilities.multitouchSlots = Int(libevdev_get_num_slots(device))
+        }
+        capabilities.hasTouchButton = has(EV_KEY, BTN_TOUCH)
+        capabilities.hasLeftButton = has(EV_KEY, BTN_LEFT)
+        capabilities.hasRelativeMotion = has(EV_REL, REL_X)
+        capabilities.keys = Set(keyMap.codes.filter { has(EV_KEY, Int32($0)) })
+        return capabilities
+    }
+
+    /// An absolute axis's range and resolution, if the device has it.
+    public func axis(_ code: Int32) -> TouchMapping.Axis? {
+        guard let info = libevdev_get_abs_info(device, UInt32(code)) else { return nil }
+        return TouchMapping.Axis(
+            minimum: Double(info.pointee.minimum), maximum: Double(info.pointee.maximum),
+            resolution: info.pointee.resolution > 0 ? Double(info.pointee.resolution) : nil)
+    }
+
+    /// Takes the device for kioskd alone (`EVIOCGRAB`): the console no longer sees its keys.
+    public func grab() throws(SystemCallError) {
+        let status = libevdev_grab(device, LIBEVDEV_GRAB)
+        guard status == 0 else { throw SystemCallError("EVIOCGRAB", errno: -status, path: path) }
+    }
+
+    /// One thing read: an event, or the device's whole state after the kernel dropped events.
+    public enum Item: Equatable {
+        case event(InputEvent)
+        case resync([InputEvent])
+    }
+
+    /// What one read brought.
+    public struct Batch: Equatable {
+        /// In the order they happened.
+        public var items: [Item] = []
+        /// The read stopped at its limit: more may be waiting (the loop calls again).
+        public var full = false
+        /// The device is gone (unplugged): close it.
+        public var gone = false
+    }
+
+    /// Reads what is waiting, at most `limit` events: a flood cannot hold the run loop.
+    public func read(limit: Int) -> Batch {
+        var batch = Batch()
+        var event = input_event()
+        var count = 0
+        while count < limit {
+            let status = libevdev_next_event(device, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &event)
+            if status == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
+                batch.items.append(.event(Self.converted(event)))
+                count += 1
+            } else if status == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                // SYN_DROPPED: libevdev replays the device's state until -EAGAIN.
+                var state: [InputEvent] = []
+                while libevdev_next_event(device, LIBEVDEV_READ_FLAG_SYNC.rawValue, &event) == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                    state.append(Self.converted(event))
+                }
+                batch.items.append(.resync(state))
+                count += state.count + 1
+            } else {
+                if status == -ENODEV { batch.gone = true }
+                return batch
+            }
+        }
+        batch.full = true
+        return batch
+    }
+
+    private static func converted(_ event: input_event) -> InputEvent {
+        InputEvent(
+            type: event.type, code: event.code, value: event.value,
+            time: Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000)
+    }
+
+    private func has(_ type: Int32, _ code: Int32) -> Bool {
+        libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1
+    }
+}
