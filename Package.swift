@@ -77,7 +77,7 @@ let package = Package(
             name: "KioskApp",
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "ServiceManager",
-                "CLinux",
+                "InputDevices", "CLinux",
             ]),
 
         .executableTarget(
@@ -93,6 +93,10 @@ let package = Package(
                 "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).
+        .executableTarget(
+            name: "uinput-play",
+            dependencies: ["InputDevices", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The control client fuzz target (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
         .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore"]),
         // Regenerates demo/images (committed); not part of the product.

@@ -15,3 +15,5 @@ int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
+// The input devices' folder watch (devices plugged in and out).
+#include <sys/inotify.h>

@@ -20,17 +20,8 @@ public struct ImageFolder: Sendable {
     /// Lists `path` (not recursively). The corresponding C calls are
     /// `opendir`, `readdir` and `stat`.
     public init(listing path: String) throws(ImageFileError) {
-        guard let directory = opendir(path) else {
-            throw ImageFileError(.last("opendir"), path: path)
-        }
-        defer { closedir(directory) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
-            if name.first != UInt8(ascii: ".") { names.append(name) }
-        }
+        var names: [[UInt8]]
+        do { names = try directoryEntryNames(path).filter { $0.first != UInt8(ascii: ".") } } catch { throw ImageFileError(error, path: path) }
         names.sort { $0.lexicographicallyPrecedes($1) }
 
         var pictures: [String] = []

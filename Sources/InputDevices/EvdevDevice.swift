@@ -51,7 +51,7 @@ public final class EvdevDevice {
     }
 
     /// An absolute axis's range and resolution, if the device has it.
-    public func axis(_ code: Int32) -> TouchMapping.Axis? {
+    public func axis(_ code: UInt16) -> TouchMapping.Axis? {
         guard let info = libevdev_get_abs_info(device, UInt32(code)) else { return nil }
         return TouchMapping.Axis(
             minimum: Double(info.pointee.minimum), maximum: Double(info.pointee.maximum),

@@ -199,6 +199,47 @@ struct VMDisplayTests {
         #expect(try String(contentsOfFile: results("virtio-gpu/control-socket"), encoding: .utf8) == "removed\n")
     }
 
+    /// Touch and keys on a real kernel: uinput devices (a multitouch
+    /// touchscreen, a keyboard), each plugged in for one gesture and
+    /// removed, drive the strip on virtio-gpu; every screendump equals the
+    /// snapshot of where the strip should be.
+    @Test func swipesAndKeysFromUinputDevicesMoveTheRealScreen() throws {
+        let log = try String(contentsOfFile: results("virtio-gpu/touch.log"), encoding: .utf8)
+        let rests = log.split(separator: "\n").filter { $0.contains(" in the centre: ") }.map { $0.split(separator: ":")[1] }
+        // Swipe on, snap back, key on, drag and snap back, swipe back.
+        #expect(rests == [" picture 1 in the centre", " picture 1 in the centre", " picture 2 in the centre", " picture 2 in the centre", " picture 1 in the centre"], "\(log)")
+        // Five devices plugged in and out while it ran, each picked up and dropped.
+        #expect(log.components(separatedBy: "(kioskd test touchscreen): touch\n").count - 1 == 4, "\(log)")
+        #expect(log.components(separatedBy: "(kioskd test keyboard): keys\n").count - 1 == 1, "\(log)")
+        #expect(log.components(separatedBy: " removed\n").count - 1 == 5, "\(log)")
+        #expect(try exitOf("virtio-gpu/touch.exit").status == 0)
+
+        for (name, position) in [("touch-next", 1.0), ("touch-snapback", 1.0), ("touch-key", 2.0), ("touch-prev", 1.0)] {
+            let screen = try readScreendump(results("virtio-gpu/\(name).ppm"))
+            expectSamePixels(screen, try snapshot(size: screen.size, position: position))
+        }
+
+        // Mid-drag the strip is where the finger put it: the same samples
+        // uinput-play sent (0.6 to 0.4 of the width in 0.5 s, every 8 ms)
+        // through the same mapping and recogniser give the offset.
+        let screen = try readScreendump(results("virtio-gpu/touch-drag.ppm"))
+        let mapping = try #require(TouchMapping(
+            x: .init(minimum: 0, maximum: 4095), y: .init(minimum: 0, maximum: 4095), rotation: .none, screen: screen.size))
+        var recognizer = SwipeRecognizer(thresholds: SwipeThresholds(pixelsPerMillimetre: mapping.pixelsPerMillimetre()))
+        func axis(_ fraction: Double) -> Double { (fraction * 4095).rounded() }
+        var offset: Double?
+        _ = recognizer.feed(.down(id: 1, at: mapping.point(rawX: axis(0.6), rawY: axis(0.5)), time: 0))
+        let steps = Int((0.5 / 0.008).rounded())
+        for step in 1...steps {
+            let point = mapping.point(rawX: axis(0.6 - 0.2 * Double(step) / Double(steps)), rawY: axis(0.5))
+            if case .dragged(let dragged)? = recognizer.feed(.move(id: 1, to: point, time: Double(step) * 0.008)) { offset = dragged }
+        }
+        let geometry = try CarouselGeometry(screen: screen.size, settings: LayoutSettings())
+        let dragged = try #require(offset)
+        #expect(dragged < -200, "about 0.2 of 1280 px, less the slop")
+        expectSamePixels(screen, try snapshot(size: screen.size, position: 2 - dragged / Double(geometry.pitch)))
+    }
+
     @Test func aBusyDisplayIsAClearErrorNotAHang() throws {
         let exit = try exitOf("bochs/busy.exit")
         #expect(exit.status == 1, "1 is kioskd's failure; 124 would mean timeout(1) had to stop a hang")

@@ -168,3 +168,34 @@ private func mapping(_ rotation: Rotation = .none, screen: PixelSize = PixelSize
         #expect(keys.command(code: 105, value: 1, paused: false) == .previous)
     }
 }
+
+@Suite struct InputRoleTests {
+    private func device(_ configure: (inout InputCapabilities) -> Void) -> InputRoles {
+        var capabilities = InputCapabilities()
+        configure(&capabilities)
+        return InputRoles(capabilities, keyMap: KeyMap())
+    }
+
+    /// What `input = "auto"` takes, and what it leaves alone.
+    @Test func autoTakesTouchscreensAbsolutePointersAndKeyboardsWithTheShowsKeys() {
+        #expect(device { $0.isDirect = true; $0.hasAbsolutePosition = true; $0.multitouchSlots = 10; $0.hasTouchButton = true } == .touch)
+        #expect(device { $0.hasAbsolutePosition = true; $0.hasTouchButton = true } == .touch, "single-touch panel without INPUT_PROP_DIRECT")
+        #expect(device { $0.hasAbsolutePosition = true; $0.hasLeftButton = true } == .touch, "QEMU's usb-tablet, eGalax-style panels")
+        #expect(device { $0.hasRelativeMotion = true; $0.hasLeftButton = true } == [], "a mouse")
+        #expect(device { $0.hasAbsolutePosition = true; $0.multitouchSlots = 5 } == [], "a touchpad: absolute, but not direct and no touch button")
+        #expect(device { $0.keys = [106, 105] } == .keys, "a keyboard with arrows")
+        #expect(device { $0.keys = [164] } == .keys, "a remote with play/pause")
+        #expect(device { $0.keys = [] } == [], "a power button")
+        #expect(device { $0.isDirect = true; $0.hasAbsolutePosition = true; $0.hasTouchButton = true; $0.keys = [57] } == [.touch, .keys])
+    }
+
+    @Test func aDevicesTroubleIsLoggedOnceAMinute() {
+        var throttle = LogThrottle()
+        let answers = [
+            throttle.allows("/dev/input/event3", at: 100), throttle.allows("/dev/input/event3", at: 130),
+            throttle.allows("/dev/input/event4", at: 130), throttle.allows("/dev/input/event3", at: 160),
+        ]
+        // Another device has its own minute.
+        #expect(answers == [true, false, true, true])
+    }
+}

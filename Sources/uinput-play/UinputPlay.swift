@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import InputDevices
+import KioskCore
+
+/// The VM tests' finger and keyboard: makes a virtual touchscreen or
+/// keyboard through uinput (so every run also plugs a device in and out
+/// while kioskd runs), waits for kioskd to pick it up, plays one gesture at
+/// the panel's 125 Hz, and removes the device.
+@main
+struct UinputPlay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uinput-play",
+        abstract: "Play a swipe or a key on a virtual uinput device (the VM tests).",
+        subcommands: [Swipe.self, Key.self])
+
+    struct Timing: ParsableArguments {
+        @Option(help: "Seconds to wait after making the device, for kioskd to open it.")
+        var ready = 1.5
+        @Option(help: "Seconds to keep the device after the gesture.")
+        var linger = 0.5
+    }
+
+    struct Swipe: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Touch at FROM, move to TO (fractions of the screen width) over SECONDS, then lift.")
+        @Argument var from: Double
+        @Argument var to: Double
+        @Argument var seconds: Double
+        @Option(help: "Height of the finger, as a fraction of the screen height.")
+        var y = 0.5
+        @Option(help: "Seconds the finger stays still before lifting.")
+        var liftAfter = 0.008
+        @OptionGroup var timing: Timing
+
+        func run() throws {
+            let maximum: Int32 = 4095
+            let panel = try VirtualInputDevice(.touchscreen(axisMaximum: maximum), name: "kioskd test touchscreen")
+            FileHandle.standardOutput.write(Data("\(panel.path)\n".utf8))
+            Thread.sleep(forTimeInterval: timing.ready)
+            func axis(_ fraction: Double) -> Int32 { Int32((fraction * Double(maximum)).rounded()) }
+            let yValue = axis(y)
+            try panel.send(InputCode.absolute, InputCode.slot, 0)
+            try panel.send(InputCode.absolute, InputCode.trackingID, 1)
+            try panel.send(InputCode.absolute, InputCode.positionX, axis(from))
+            try panel.send(InputCode.absolute, InputCode.positionY, yValue)
+            try panel.send(InputCode.key, InputCode.buttonTouch, 1)
+            try panel.send(InputCode.absolute, InputCode.x, axis(from))
+            try panel.send(InputCode.absolute, InputCode.y, yValue)
+            try panel.report()
+            let steps = max(1, Int((seconds / 0.008).rounded()))
+            for step in 1...steps {
+                Thread.sleep(forTimeInterval: seconds / Double(steps))
+                let x = axis(from + (to - from) * Double(step) / Double(steps))
+                try panel.send(InputCode.absolute, InputCode.positionX, x)
+                try panel.send(InputCode.absolute, InputCode.x, x)
+                try panel.report()
+            }
+            Thread.sleep(forTimeInterval: liftAfter)
+            try panel.send(InputCode.absolute, InputCode.trackingID, -1)
+            try panel.send(InputCode.key, InputCode.buttonTouch, 0)
+            try panel.report()
+            Thread.sleep(forTimeInterval: timing.linger)
+        }
+    }
+
+    struct Key: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Press and release a key (its kernel code: 106 is KEY_RIGHT).")
+        @Argument var code: UInt16
+        @OptionGroup var timing: Timing
+
+        func run() throws {
+            let keyboard = try VirtualInputDevice(.keyboard(keys: Array(KeyMap().codes) + [code]), name: "kioskd test keyboard")
+            FileHandle.standardOutput.write(Data("\(keyboard.path)\n".utf8))
+            Thread.sleep(forTimeInterval: timing.ready)
+            try keyboard.send(InputCode.key, code, 1)
+            try keyboard.report()
+            Thread.sleep(forTimeInterval: 0.05)
+            try keyboard.send(InputCode.key, code, 0)
+            try keyboard.report()
+            Thread.sleep(forTimeInterval: timing.linger)
+        }
+    }
+}
