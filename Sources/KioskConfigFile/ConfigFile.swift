@@ -37,7 +37,7 @@ public enum ConfigFile {
         // Sorted so that, with several mistakes, the same one is reported first every time.
         for key in table.keys.sorted() {
             guard let value = table[key], let setting = settingValue(value) else {
-                throw Error(path: path, message: "\(key): expected a string, number, boolean or a list of them")
+                throw Error(path: path, message: "\(key): expected a string, number, boolean, or a list or table of them")
             }
             do {
                 try settings.set(key, to: setting)
@@ -61,6 +61,15 @@ public enum ConfigFile {
                 values.append(converted)
             }
             return .list(values)
+        case .table:
+            guard let table = value.table else { return nil }
+            var entries: [String: SettingValue] = [:]
+            for key in table.keys {
+                guard let element = table[key], element.type != .table, element.type != .array,
+                      let converted = settingValue(element) else { return nil }
+                entries[key] = converted
+            }
+            return .table(entries)
         default: return nil
         }
     }

@@ -49,15 +49,38 @@ func configFile(_ text: String) throws -> String {
         #expect(error?.description.contains("unknown setting") == true)
     }
 
-    @Test func tablesAreRefusedAndListsOnlyWhereASettingTakesOne() throws {
+    @Test func tablesAndListsOnlyWhereASettingTakesThem() throws {
         let table = try configFile("[images]\npath = \"/a\"\n")
         defer { try? FileManager.default.removeItem(atPath: table) }
         let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: table, flags: []) }
-        #expect(error?.description.contains("images: expected a string, number, boolean or a list of them") == true)
+        #expect(error?.description.contains("invalid images \"{path = /a}\": expected the path of a folder") == true, "\(String(describing: error))")
         let list = try configFile("images = [\"/a\", \"/b\"]\n")
         defer { try? FileManager.default.removeItem(atPath: list) }
         let listError = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: list, flags: []) }
         #expect(listError?.description.contains("invalid images \"[/a, /b]\": expected the path of a folder") == true, "\(String(describing: listError))")
+    }
+
+    /// `[keys]` adds to the defaults by kernel key name; a name the kernel
+    /// does not have, or an action kioskd does not know, is refused.
+    @Test func theKeyMapTakesKernelKeyNames() throws {
+        let path = try configFile("images = \"/srv/photos\"\n[keys]\nKEY_F5 = \"next\"\nKEY_RIGHT = \"prev\"\nBTN_LEFT = \"pause\"\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let settings = try loadSettings(configPath: path, flags: [])
+        #expect(settings.input.keys == ["KEY_F5": .next, "KEY_RIGHT": .previous, "BTN_LEFT": .pauseOrResume])
+        let keys = keyMap(for: settings.input)
+        #expect(keys.command(code: 63, value: 1, paused: false) == .next)       // KEY_F5
+        #expect(keys.command(code: 106, value: 1, paused: false) == .previous)  // KEY_RIGHT, turned round
+        #expect(keys.command(code: 0x110, value: 1, paused: true) == .resume)   // BTN_LEFT
+        #expect(keys.command(code: 105, value: 1, paused: false) == .previous)  // KEY_LEFT, a default kept
+
+        let unknown = try configFile("[keys]\nKEY_FROBNICATE = \"next\"\n")
+        defer { try? FileManager.default.removeItem(atPath: unknown) }
+        let error = #expect(throws: SettingError.self) { try loadSettings(configPath: unknown, flags: []) }
+        #expect(error?.description == "invalid keys \"KEY_FROBNICATE\": the kernel has no key named KEY_FROBNICATE; use the names evtest shows, e.g. KEY_F5")
+        let action = try configFile("[keys]\nKEY_F5 = \"jump\"\n")
+        defer { try? FileManager.default.removeItem(atPath: action) }
+        let actionError = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: action, flags: []) }
+        #expect(actionError?.description.contains("invalid keys \"KEY_F5 = jump\": expected a kernel key name") == true, "\(String(describing: actionError))")
     }
 
     @Test func inputDevicesAndCalibrationTakeTOMLLists() throws {

@@ -86,7 +86,8 @@ public struct DisplayJob {
             let loop = try ShowLoop(controller: controller, decoder: worker)
             try loop.add(signals)
             if let control { try loop.add(control) }
-            try loop.add(InputSource(settings: settings.input, rotation: settings.display.rotation, log: log))
+            try loop.add(InputSource(
+                settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation, log: log))
             if let refused = runCallingThreadAheadOfOrdinaryThreads() {
                 log("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)")
             } else {

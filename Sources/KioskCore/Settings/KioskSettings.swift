@@ -62,6 +62,8 @@ public enum SettingValue: Hashable, Sendable {
     case boolean(Bool)
     /// A TOML array of such values.
     indirect case list([SettingValue])
+    /// A TOML table of such values (`[keys]`).
+    indirect case table([String: SettingValue])
 
     var written: String {
         switch self {
@@ -70,6 +72,7 @@ public enum SettingValue: Hashable, Sendable {
         case .float(let f): return "\(f)"
         case .boolean(let b): return "\(b)"
         case .list(let values): return "[" + values.map(\.written).joined(separator: ", ") + "]"
+        case .table(let entries): return "{" + entries.keys.sorted().map { "\($0) = \(entries[$0]!.written)" }.joined(separator: ", ") + "}"
         }
     }
 
@@ -79,7 +82,7 @@ public enum SettingValue: Hashable, Sendable {
         case .integer(let i): return Double(i)
         case .float(let f): return f
         case .string(let text): return Double(text)
-        case .boolean, .list: return nil
+        case .boolean, .list, .table: return nil
         }
     }
 }
@@ -97,6 +100,9 @@ public struct InputSettings: Hashable, Sendable {
     public var tapZones = true
     /// libinput's calibration matrix (`LIBINPUT_CALIBRATION_MATRIX`), for every touch device.
     public var calibration = TouchMapping.identity
+    /// Keys on top of the defaults, by their kernel names (`KEY_F5 = "next"`);
+    /// the daemon checks the names against libevdev's when it starts.
+    public var keys: [String: KeyAction] = [:]
 
     public init() {}
 
@@ -146,7 +152,7 @@ public struct KioskSettings: Hashable, Sendable {
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
-        "input", "grab", "tap_zones", "resume_after", "calibration",
+        "input", "grab", "tap_zones", "resume_after", "calibration", "keys",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -189,6 +195,20 @@ public struct KioskSettings: Hashable, Sendable {
             motion.resumeAfter = try Self.seconds(name, value, range: 0...86_400)
         case "input":
             input.devices = try Self.devices(name, value)
+        case "keys":
+            guard case .table(let entries) = value else {
+                throw SettingError(setting: name, value: value.written, reason: "expected a table of key names and actions, e.g. [keys] KEY_F5 = \"next\"")
+            }
+            var keys: [String: KeyAction] = [:]
+            for (key, action) in entries {
+                guard key.hasPrefix("KEY_") || key.hasPrefix("BTN_"), case .string(let word) = action, let chosen = KeyAction(rawValue: word) else {
+                    throw SettingError(
+                        setting: name, value: "\(key) = \(action.written)",
+                        reason: "expected a kernel key name (KEY_... or BTN_..., as evtest shows them) and next, prev or pause")
+                }
+                keys[key] = chosen
+            }
+            input.keys = keys
         case "calibration":
             let numbers: [Double?]
             switch value {
