@@ -15,21 +15,37 @@ import Glibc
 public final class EvdevDevice {
     public let path: String
     /// The kernel's name for it ("eGalax Inc. USB TouchController").
-    public let name: String
+    public private(set) var name: String
     private let descriptor: FileDescriptor
     private let device: OpaquePointer
 
     public var fd: Int32 { descriptor.rawValue }
 
+    /// What libevdev says about the device (a panel sending a tracking id
+    /// twice, say) goes here, a line at a time, instead of to stderr: the
+    /// source decides how often to log it. Silent until set.
+    public var libraryMessages: ((String) -> Void)?
+
     public init(opening path: String) throws(SystemCallError) {
         let descriptor = try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK)
-        var device: OpaquePointer?
-        let status = libevdev_new_from_fd(descriptor.rawValue, &device)
-        guard status == 0, let device else { throw SystemCallError("libevdev_new_from_fd", errno: -status, path: path) }
-        libevdev_set_clock_id(device, CLOCK_MONOTONIC)
+        let fd = descriptor.rawValue
+        guard let device = libevdev_new() else { throw SystemCallError("libevdev_new", errno: ENOMEM, path: path) }
         self.path = path
         self.descriptor = descriptor
         self.device = device
+        name = "input device"
+        // Before the fd is set, so even the first reads' complaints come here.
+        libevdev_set_device_log_function(device, { _, _, data, _, _, _, format, arguments in
+            guard let data, let format, let arguments else { return }
+            let owner = Unmanaged<EvdevDevice>.fromOpaque(data).takeUnretainedValue()
+            var line = [CChar](repeating: 0, count: 512)
+            _ = vsnprintf(&line, line.count, format, arguments)
+            let text = String(cString: line)
+            owner.libraryMessages?(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+        }, LIBEVDEV_LOG_ERROR, Unmanaged.passUnretained(self).toOpaque())
+        let status = libevdev_set_fd(device, fd)
+        guard status == 0 else { throw SystemCallError("libevdev_set_fd", errno: -status, path: path) }
+        libevdev_set_clock_id(device, CLOCK_MONOTONIC)
         name = libevdev_get_name(device).map { String(cString: $0) } ?? "input device"
     }
 

@@ -12,7 +12,7 @@ struct UinputPlay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uinput-play",
         abstract: "Play a swipe or a key on a virtual uinput device (the VM tests).",
-        subcommands: [Swipe.self, Key.self])
+        subcommands: [Swipe.self, Key.self, Flood.self])
 
     struct Timing: ParsableArguments {
         @Option(help: "Seconds to wait after making the device, for kioskd to open it.")
@@ -60,6 +60,51 @@ struct UinputPlay: ParsableCommand {
             try panel.send(InputCode.absolute, InputCode.trackingID, -1)
             try panel.send(InputCode.key, InputCode.buttonTouch, 0)
             try panel.report()
+            Thread.sleep(forTimeInterval: timing.linger)
+        }
+    }
+
+    struct Flood: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send random touch frames as fast as possible for SECONDS: up to four fingers landing, moving and lifting, positions far outside the axis range, then lift them all.")
+        @Argument var seconds: Double
+        @Option(help: "The random generator's seed.")
+        var seed: UInt64 = 1
+        @OptionGroup var timing: Timing
+
+        func run() throws {
+            let panel = try VirtualInputDevice(.touchscreen(axisMaximum: 4095), name: "kioskd test touchscreen")
+            Thread.sleep(forTimeInterval: timing.ready)
+            var random = seed
+            func next(_ bound: Int32) -> Int32 {
+                random = random &* 6364136223846793005 &+ 1442695040888963407
+                return Int32(truncatingIfNeeded: (random >> 33) % UInt64(bound))
+            }
+            let end = Date().addingTimeInterval(seconds)
+            var events = 0
+            var nextID: Int32 = 100
+            while Date() < end {
+                for _ in 0..<64 {
+                    try panel.send(InputCode.absolute, InputCode.slot, next(4))
+                    switch next(8) {
+                    case 0:
+                        nextID += 1
+                        try panel.send(InputCode.absolute, InputCode.trackingID, nextID)
+                    case 1: try panel.send(InputCode.absolute, InputCode.trackingID, -1)
+                    default: break
+                    }
+                    try panel.send(InputCode.absolute, InputCode.positionX, next(12000) - 4000)
+                    try panel.send(InputCode.absolute, InputCode.positionY, next(12000) - 4000)
+                    try panel.report()
+                    events += 5
+                }
+            }
+            for slot in Int32(0)..<4 {
+                try panel.send(InputCode.absolute, InputCode.slot, slot)
+                try panel.send(InputCode.absolute, InputCode.trackingID, -1)
+            }
+            try panel.report()
+            FileHandle.standardOutput.write(Data("\(events) events in \(seconds) s\n".utf8))
             Thread.sleep(forTimeInterval: timing.linger)
         }
     }

@@ -264,6 +264,34 @@ private struct Finger {
         #expect(due)
     }
 
+    /// A contact of one or two reports is panel noise, not a tap; the strip goes on.
+    @Test func ghostTapsAreNotTaps() {
+        var finger = Finger()
+        finger.down(100)
+        finger.up(after: 0.01)
+        #expect(finger.gestures == [.caught, .cancelled])
+        #expect(finger.restsAt == 0)
+        var tap = Finger()
+        tap.down(100)
+        tap.up(after: 0.06)
+        #expect(tap.gestures.last == .tapped(at: ScreenPoint(x: 100, y: 400)))
+    }
+
+    /// A broken panel's jump gives an absurd speed, even against the way
+    /// the strip settles: the strip still goes no further than about one
+    /// picture past its target on the way, and rests there.
+    @Test func anAbsurdReleaseSpeedDoesNotSpinTheStrip() {
+        for velocity in [1e9, -1e9, .infinity, .nan] {
+            var schedule = ShowSchedule(at: 0, pictureCount: 10, settings: MotionSettings(), now: 0)
+            schedule.apply(.touch(.caught), at: 1)
+            schedule.apply(.touch(.dragged(pictures: 0.2)), at: 1.1)
+            schedule.apply(.touch(.released(pictures: 0.2, velocity: velocity, flick: false)), at: 1.2)
+            let positions = stride(from: 1.2, through: 3, by: 0.004).map { schedule.position(at: $0) }
+            #expect(positions.allSatisfy { $0.isFinite && abs($0) <= 1.2 }, "\(velocity): \(positions.map(abs).max()!)")
+            #expect(schedule.position(at: 3) == 0)
+        }
+    }
+
     /// Tap zones: the left fifth is prev, the right fifth next, the middle pause or resume.
     @Test func tapZones() {
         #expect(TapAction(tapAt: 0, screenWidth: 1280) == .previous)

@@ -16,6 +16,8 @@ final class RunningShow {
     private(set) var layout: ShowLayout
     private(set) var pictures: PictureNeighbourhood
     private(set) var schedule: ShowSchedule
+    /// The whole picture the strip last rested on or set off for (a finger's hold aside), for counting slides.
+    private var settledTarget: Int
     private(set) var recipe: PictureRecipe
     private let decoder: any PictureDecoder
     /// Where the show's events go; the controller passes them on.
@@ -50,6 +52,7 @@ final class RunningShow {
         pictures = PictureNeighbourhood(
             pictures: assembly.makePictures(), geometry: assembly.layout.geometry, position: Double(index))
         schedule = ShowSchedule(at: index, pictureCount: assembly.playlist.count, settings: assembly.settings.motion, now: now)
+        settledTarget = schedule.target
         requestPictures(at: Double(index), now: now)
     }
 
@@ -60,10 +63,15 @@ final class RunningShow {
 
     /// An operator's command: obeyed at once, mid-slide too.
     func command(_ command: ShowCommand, at now: Double) {
-        let before = (target: schedule.target, paused: schedule.isPaused)
+        let paused = schedule.isPaused
         schedule.apply(command, at: now)
-        if schedule.target != before.target { statistics.slides += 1 }
-        if schedule.isPaused != before.paused { emit(schedule.isPaused ? .paused : .resumed) }
+        // A slide is a new whole picture to rest on: a finger dragging the
+        // strip to and fro counts once, when it lets go.
+        if !schedule.isHeld {
+            if schedule.target != settledTarget { statistics.slides += 1 }
+            settledTarget = schedule.target
+        }
+        if schedule.isPaused != paused { emit(schedule.isPaused ? .paused : .resumed) }
     }
 
     /// The screen's descriptor is readable: flips completed.
@@ -109,7 +117,10 @@ final class RunningShow {
     /// Starts a due slide and draws a frame if one is wanted and the screen
     /// can take it. The run loop calls this after every batch of events.
     func update(at now: Double) {
-        if schedule.advanceIfDue(at: now) { statistics.slides += 1 }
+        if schedule.advanceIfDue(at: now) {
+            statistics.slides += 1
+            settledTarget = schedule.target
+        }
         guard !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             if !schedule.isMoving(at: now) { lastMotionFrameShown = nil }
@@ -152,6 +163,7 @@ final class RunningShow {
     private func renumber(as slot: Int) {
         let delta = Double(slot - schedule.target)
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.playlist.count)
+        settledTarget += Int(delta)
         drawnPosition = drawnPosition.map { $0 + delta }
         inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }) }
         pictures.position += delta

@@ -116,6 +116,7 @@ final class InputSource: ShowSource {
             if explicit || error.errno != ENOENT { note(path, "input: \(error)") }
             return
         }
+        device.libraryMessages = { [unowned self] line in note(path + " libevdev", "input: \(path): libevdev: \(line) (said at most once a minute)") }
         let roles = InputRoles(device.capabilities(keyMap: keyMap), keyMap: keyMap)
         guard !roles.isEmpty else {
             if explicit { note(path, "input: \(path) (\(device.name)) is neither a touchscreen nor a keyboard with the show's keys; not used") }

@@ -83,11 +83,14 @@ public struct SwipeThresholds: Equatable, Sendable {
 ///   follows from the point where the slop was crossed. If |dy| passes the
 ///   slop first it is not a swipe: the gesture is cancelled at the lift.
 /// - A palm anywhere, or lost events, cancels at once.
-/// - A contact that goes down and up with the same timestamp is a ghost
-///   (panel noise), not a tap.
+/// - A contact that goes down and up within ``ghostDuration`` is a ghost
+///   (panel noise, a single report or two), not a tap: a finger's
+///   quickest tap lasts several times that.
 /// - After a gesture ends nothing starts until every finger has lifted.
 public struct SwipeRecognizer: Sendable {
     public var thresholds: SwipeThresholds
+    /// Touches shorter than this (seconds) are not taps.
+    public static let ghostDuration = 0.015
 
     private enum State: Equatable {
         case idle
@@ -163,7 +166,7 @@ public struct SwipeRecognizer: Sendable {
             switch state {
             case .pressed(id, let start, let downTime):
                 state = .finished
-                return time == downTime ? .cancelled : .tapped(at: start)
+                return time - downTime < Self.ghostDuration ? .cancelled : .tapped(at: start)
             case .dragging(id, let origin, let downX):
                 state = .finished
                 let velocity = tracker.velocity(liftedAt: time)

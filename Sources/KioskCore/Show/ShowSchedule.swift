@@ -139,8 +139,10 @@ public struct ShowSchedule: Sendable, Equatable {
             guard let caught = held, pictures.isFinite else { return }
             held?.dragged = true
             motion.hold(at: caught.position + pictures, time: now)
-        case .released(let pictures, let velocity, let flick):
+        case .released(let pictures, let given, let flick):
             guard let caught = held else { return }
+            // A broken panel's jumps make absurd speeds: the settle never starts faster than this.
+            let velocity = given.isFinite ? min(max(given, -Self.maximumSettleSpeed), Self.maximumSettleSpeed) : 0
             let position = pictures.isFinite ? caught.position + pictures : motion.target
             let target: Double
             if flick && velocity != 0 {
@@ -160,6 +162,11 @@ public struct ShowSchedule: Sendable, Equatable {
         motion.retarget(to: target, at: now, velocity: velocity)
         if !isPaused { nextAdvance = max(motion.restTime + interval, now + resumeAfter) }
     }
+
+    /// The fastest a released finger may start the settle, in pictures a
+    /// second: a hard flick is 3 or 4; a panel sending jumps of thousands of
+    /// pixels between reports must not spin the strip through pictures.
+    public static let maximumSettleSpeed = 8.0
 
     /// The whole picture nearest `position`; exactly half way, the one
     /// nearest where the finger caught the strip.
