@@ -161,6 +161,21 @@ private func mapping(_ rotation: Rotation = .none, screen: PixelSize = PixelSize
         #expect(schedule.motion.target == 4, "a press and three repeats: four pictures")
     }
 
+    /// Someone browsing with the arrows is not interrupted by the show:
+    /// after a key, automatic slides wait `resume_after` (30 s), not the interval (8 s).
+    @Test func afterAKeyTheShowWaitsResumeAfter() {
+        var schedule = ShowSchedule(at: 0, pictureCount: 10, settings: MotionSettings(), now: 0)
+        schedule.apply(.next, at: 100)
+        schedule.apply(.personPresent, at: 100)
+        let early = schedule.advanceIfDue(at: 100 + 9)
+        let due = schedule.advanceIfDue(at: 100 + 30)
+        #expect(!early && due)
+        // Paused, it stays paused.
+        schedule.apply(.pause, at: 200)
+        schedule.apply(.personPresent, at: 200)
+        #expect(schedule.nextAdvance == nil)
+    }
+
     @Test func theConfigsMapOverridesTheDefaults() {
         let keys = KeyMap(overrides: [106: .previous, 30: .next])
         #expect(keys.command(code: 106, value: 1, paused: false) == .previous)

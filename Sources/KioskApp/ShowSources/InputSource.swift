@@ -185,6 +185,7 @@ final class InputSource: ShowSource {
         if event.type == InputCode.key, entry.roles.contains(.keys),
            let command = keyMap.command(code: event.code, value: event.value, paused: controller.show.schedule.isPaused) {
             controller.perform(command)
+            controller.perform(.personPresent)
             return
         }
         guard var decoder = entry.touch else { return }
@@ -204,6 +205,7 @@ final class InputSource: ShowSource {
             case .next: controller.perform(.next)
             case .pauseOrResume: controller.perform(controller.show.schedule.isPaused ? .resume : .pause)
             }
+            controller.perform(.personPresent)
         }
     }
 

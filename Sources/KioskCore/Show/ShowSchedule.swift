@@ -12,6 +12,9 @@ public enum ShowCommand: Sendable, Hashable {
     case resume
     /// A finger on the strip (from ``SwipeRecognizer``, in pictures).
     case touch(StripTouch)
+    /// Someone is at the kiosk (a key, a tap): automatic slides wait
+    /// ``ShowSchedule/resumeAfter`` seconds from now.
+    case personPresent
 
     public static let next = ShowCommand.move(by: 1)
     public static let previous = ShowCommand.move(by: -1)
@@ -124,6 +127,8 @@ public struct ShowSchedule: Sendable, Equatable {
             nextAdvance = max(now, motion.restTime) + interval
         case .touch(let touch):
             apply(touch, at: now)
+        case .personPresent:
+            if let due = nextAdvance { nextAdvance = max(due, now + resumeAfter) }
         }
     }
 
