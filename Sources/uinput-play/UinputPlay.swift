@@ -12,7 +12,7 @@ struct UinputPlay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uinput-play",
         abstract: "Play a swipe or a key on a virtual uinput device (the VM tests).",
-        subcommands: [Swipe.self, Key.self, Flood.self])
+        subcommands: [Swipe.self, Key.self, Flood.self, Replay.self])
 
     struct Timing: ParsableArguments {
         @Option(help: "Seconds to wait after making the device, for kioskd to open it.")
@@ -105,6 +105,36 @@ struct UinputPlay: ParsableCommand {
             }
             try panel.report()
             FileHandle.standardOutput.write(Data("\(events) events in \(seconds) s\n".utf8))
+            Thread.sleep(forTimeInterval: timing.linger)
+        }
+    }
+
+    struct Replay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play a recording in evemu's event format (\"E: seconds type code value\", type and code in hex) on the touchscreen, at its own pace.")
+        @Argument var file: String
+        @OptionGroup var timing: Timing
+
+        func run() throws {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            var events: [(time: Double, type: UInt16, code: UInt16, value: Int32)] = []
+            for line in text.split(separator: "\n") where line.hasPrefix("E: ") {
+                let fields = line.split(separator: " ")
+                guard fields.count == 5, let time = Double(fields[1]), let type = UInt16(fields[2], radix: 16),
+                      let code = UInt16(fields[3], radix: 16), let value = Int32(fields[4]) else {
+                    throw ValidationError("\(file): not an evemu event line: \(line)")
+                }
+                events.append((time, type, code, value))
+            }
+            let panel = try VirtualInputDevice(.touchscreen(axisMaximum: 4095), name: "kioskd test touchscreen")
+            Thread.sleep(forTimeInterval: timing.ready)
+            let start = Date()
+            for event in events {
+                let wait = event.time - Date().timeIntervalSince(start)
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                try panel.send(event.type, event.code, event.value)
+            }
+            FileHandle.standardOutput.write(Data("\(events.count) events in \(events.last?.time ?? 0) s\n".utf8))
             Thread.sleep(forTimeInterval: timing.linger)
         }
     }

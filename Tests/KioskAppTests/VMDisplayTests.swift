@@ -208,13 +208,18 @@ struct VMDisplayTests {
         let rests = log.split(separator: "\n").filter { $0.contains(" in the centre: ") }.map { $0.split(separator: ":")[1] }
         // Swipe on, snap back, key on, drag and snap back, swipe back.
         #expect(Array(rests.prefix(5)) == [" picture 1 in the centre", " picture 1 in the centre", " picture 2 in the centre", " picture 2 in the centre", " picture 1 in the centre"], "\(log)")
-        // Six devices plugged in and out while it ran, each picked up and dropped.
-        #expect(log.components(separatedBy: "(kioskd test touchscreen): touch\n").count - 1 == 5, "\(log)")
+        // Seven devices plugged in and out while it ran, each picked up and dropped.
+        #expect(log.components(separatedBy: "(kioskd test touchscreen): touch\n").count - 1 == 6, "\(log)")
         #expect(log.components(separatedBy: "(kioskd test keyboard): keys\n").count - 1 == 1, "\(log)")
-        #expect(log.components(separatedBy: " removed\n").count - 1 == 6, "\(log)")
+        #expect(log.components(separatedBy: " removed\n").count - 1 == 7, "\(log)")
         #expect(try exitOf("virtio-gpu/touch.exit").status == 0)
 
-        for (name, position) in [("touch-next", 1.0), ("touch-snapback", 1.0), ("touch-key", 2.0), ("touch-prev", 1.0)] {
+        // The two-finger recording: the first finger's swipe moves on one
+        // picture; the second finger, moving back after the first lifted,
+        // moves nothing. It ends at rest on the whole picture.
+        #expect(rests.count > 5 && rests[5] == " picture 2 in the centre", "\(log)")
+        #expect(try String(contentsOfFile: results("virtio-gpu/touch-replay.txt"), encoding: .utf8).hasPrefix("425 events"))
+        for (name, position) in [("touch-next", 1.0), ("touch-snapback", 1.0), ("touch-key", 2.0), ("touch-prev", 1.0), ("touch-replay", 2.0)] {
             let screen = try readScreendump(results("virtio-gpu/\(name).ppm"))
             expectSamePixels(screen, try snapshot(size: screen.size, position: position))
         }
