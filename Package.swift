@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
-                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
+                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient", "InputDevices",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ]

@@ -73,6 +73,8 @@ public struct Connector {
     /// As the kernel and xrandr spell it: `HDMI-A-1`, `DP-2`, `Virtual-1`.
     public let name: String
     public let connected: Bool
+    /// The screen's size, if its EDID says.
+    public let physicalSize: PhysicalSize?
     public let modes: [DisplayMode]
     /// The raw mode for each of `modes`, for `drmModeSetCrtc`.
     let rawModes: [drmModeModeInfo]
@@ -84,6 +86,7 @@ public struct Connector {
         let typeName = drmModeGetConnectorTypeName(c.connector_type).map { String(cString: $0) } ?? "Unknown"
         name = "\(typeName)-\(c.connector_type_id)"
         connected = c.connection == DRM_MODE_CONNECTED
+        physicalSize = PhysicalSize(widthMillimetres: Int(c.mmWidth), heightMillimetres: Int(c.mmHeight))
         rawModes = (0..<Int(c.count_modes)).map { c.modes[$0] }
         modes = rawModes.map(DisplayMode.init(drm:))
         var current: UInt32? = nil

@@ -17,6 +17,8 @@ import Glibc
 public final class KMSOutput {
     public let card: DRMCard
     public let connectorName: String
+    /// The screen's size, if its EDID says.
+    public let physicalSize: PhysicalSize?
     public let mode: DisplayMode
     public var size: PixelSize { mode.size }
     /// One display refresh in seconds: no two presents closer than this, even
@@ -55,6 +57,7 @@ public final class KMSOutput {
         }
         self.card = card
         self.connectorName = connector.name
+        self.physicalSize = connector.physicalSize
         self.connectorID = connector.id
         self.crtc = crtc
         self.mode = mode
@@ -90,8 +93,10 @@ public final class KMSOutput {
     public func present(_ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
         precondition(!flipPending, "present while a flip is pending would draw into the scanned-out buffer")
         let back = started ? 1 - front : 0
-        draw(buffers[back].surface, &contents[back])
+        // Paced from when presents start, so a frame planned for a moment
+        // (one refresh after the last) is not held back by the last one's drawing.
         lastPresent = MonotonicClock.now()
+        draw(buffers[back].surface, &contents[back])
         if !started {
             try calls.setCRTC(to: buffers[back].framebuffer)
             started = true

@@ -58,7 +58,8 @@ public func describeOutputs() -> String {
             let card = try DRMCard(path: path)
             text += "\(path) (\(card.driverName))\n"
             for connector in try card.connectors() {
-                text += "  \(connector.name): \(connector.connected ? "connected" : "disconnected")\n"
+                let size = connector.physicalSize.map { ", \($0.widthMillimetres)x\($0.heightMillimetres) mm" } ?? ""
+                text += "  \(connector.name): \(connector.connected ? "connected" + size : "disconnected")\n"
                 for name in connector.modeNames {
                     text += "    \(name)\n"
                 }

@@ -12,7 +12,7 @@ import Glibc
 /// Opened non-blocking: the run loop reads it when epoll says it is
 /// readable, a bounded batch at a time. Timestamps are `CLOCK_MONOTONIC`,
 /// the clock the show runs on.
-public final class EvdevDevice {
+public final class EvdevDevice: InputDevice {
     public let path: String
     /// The kernel's name for it ("eGalax Inc. USB TouchController").
     public private(set) var name: String
@@ -80,25 +80,9 @@ public final class EvdevDevice {
         guard status == 0 else { throw SystemCallError("EVIOCGRAB", errno: -status, path: path) }
     }
 
-    /// One thing read: an event, or the device's whole state after the kernel dropped events.
-    public enum Item: Equatable {
-        case event(InputEvent)
-        case resync([InputEvent])
-    }
-
-    /// What one read brought.
-    public struct Batch: Equatable {
-        /// In the order they happened.
-        public var items: [Item] = []
-        /// The read stopped at its limit: more may be waiting (the loop calls again).
-        public var full = false
-        /// The device is gone (unplugged): close it.
-        public var gone = false
-    }
-
     /// Reads what is waiting, at most `limit` events: a flood cannot hold the run loop.
-    public func read(limit: Int) -> Batch {
-        var batch = Batch()
+    public func read(limit: Int) -> InputBatch {
+        var batch = InputBatch()
         var event = input_event()
         var count = 0
         while count < limit {

@@ -73,6 +73,52 @@ final class TestPipe {
         #expect(order.dropFirst(3).count == 20 && order.dropFirst(3).allSatisfy { $0 == "client" })
     }
 
+    /// Input devices are read after the screen's events and before the
+    /// frame, so the frame shows the newest finger position; whatever order
+    /// epoll gave.
+    @Test func inputIsReadBeforeTheFrameAndTheCrowdAfterIt() throws {
+        let loop = try EventLoop()
+        let crowd = (0..<5).map { _ in TestPipe() }, screen = TestPipe(), touchscreen = TestPipe()
+        var order: [String] = []
+        for (n, pipe) in crowd.enumerated() {
+            _ = try loop.register(pipe.read, name: "client \(n)") { _ in order.append("client"); pipe.drain() }
+        }
+        _ = try loop.register(touchscreen.read, name: "touchscreen", priority: .input) { _ in order.append("input"); touchscreen.drain() }
+        _ = try loop.register(screen.read, name: "screen", priority: .urgent) { _ in order.append("screen"); screen.drain() }
+        let due = loop.deadline(named: "frame") { _ in order.append("deadline") }
+        due.arm(at: MonotonicClock.now() - 1)
+        loop.afterUrgentEvents = { order.append("draw") }
+        crowd.forEach { $0.send() }
+        touchscreen.send()
+        screen.send()
+        try loop.runOnce()
+        #expect(order == ["screen", "input", "deadline", "draw"] + Array(repeating: "client", count: 5))
+    }
+
+    /// Ordinary sources stop when a deadline comes due (the frame planned
+    /// for just before a refresh): the rest wait for the next wake-up,
+    /// which fires the deadline first.
+    @Test func theCrowdGivesWayToADueDeadline() throws {
+        let loop = try EventLoop()
+        let crowd = (0..<5).map { _ in TestPipe() }
+        var order: [String] = []
+        for (n, pipe) in crowd.enumerated() {
+            _ = try loop.register(pipe.read, name: "client \(n)") { _ in order.append("client"); pipe.drain() }
+        }
+        let frame = loop.deadline(named: "frame") { _ in order.append("frame") }
+        var armed = false
+        loop.afterUrgentEvents = {
+            // The show plans its next frame for now: due before any client is handled.
+            if !armed { frame.arm(at: MonotonicClock.now()) }
+            armed = true
+        }
+        crowd.forEach { $0.send() }
+        try loop.runOnce()
+        #expect(order.isEmpty)
+        try loop.runOnce()
+        #expect(order == ["frame"] + Array(repeating: "client", count: 5))
+    }
+
     /// A wake-up spends at most its budget on ordinary sources: the ones
     /// left over are still ready, and the next wake-ups handle them.
     @Test func theCrowdIsHandledWithinABudgetPerWakeUp() throws {

@@ -59,6 +59,7 @@ final class SimulatedShow {
         controller = ShowController(
             show: assembly.makeShow(on: screen, decoder: decoder, startAt: index, now: 0), clock: { [unowned self] in now })
         controller.subscribe { [unowned self] in events.append($0) }
+        controller.show.drawClock = { [unowned self] in now }
     }
 
     /// Runs the show until `end`, handling each event at its time.
@@ -80,7 +81,7 @@ final class SimulatedShow {
         Issue.record("the show never settled: a busy loop")
     }
 
-    func command(_ command: ShowCommand) { controller.perform(command) }
+    func command(_ command: ShowCommand, sensedAt: Double? = nil) { controller.perform(command, sensedAt: sensedAt) }
 
     /// A reload: the show reassembled from new settings at the current time.
     func reload(_ newSettings: KioskSettings) throws {
@@ -104,6 +105,7 @@ final class FailingScreen: ShowScreen {
     var failing = false
     init(_ inner: HeadlessScreen) { self.inner = inner }
     var panelSize: PixelSize { inner.panelSize }
+    var physicalSize: PhysicalSize? { nil }
     var refreshPeriod: Double { inner.refreshPeriod }
     var eventDescriptor: Int32? { inner.eventDescriptor }
     var flipPending: Bool { inner.flipPending }

@@ -1,5 +1,6 @@
 import DRMOutput
 import ImageCodecs
+import InputDevices
 import KioskCore
 import KioskRendering
 import SystemCalls
@@ -38,6 +39,9 @@ public struct DisplayJob {
     public var verbose: Bool
     /// Where operator log lines go (standard error in the daemon).
     public var log: (String) -> Void
+    /// Input devices handed over, besides those `input` finds: the
+    /// benchmark's finger (a ``PipedInputDevice``).
+    public var inputDevices: [any InputDevice] = []
 
     public init(settings: KioskSettings, index: Int, verbose: Bool = false, log: @escaping (String) -> Void) {
         self.settings = settings
@@ -87,7 +91,8 @@ public struct DisplayJob {
             try loop.add(signals)
             if let control { try loop.add(control) }
             try loop.add(InputSource(
-                settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation, log: log))
+                settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
+                devices: inputDevices, log: log))
             if let refused = runCallingThreadAheadOfOrdinaryThreads() {
                 log("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)")
             } else {

@@ -62,16 +62,22 @@ final class Deadline {
 /// for a registration that has left are dropped.
 ///
 /// The display comes first. Each wake-up handles the ``Priority/urgent``
-/// events (the screen's flips, the deadlines' timer) and the due deadlines,
-/// then calls ``afterUrgentEvents`` (where the show draws), and only then
-/// the rest, for at most ``normalEventBudget`` seconds: what is left is
-/// reported again by the next wait. So 200 busy control clients delay the
-/// next frame by one budget at most, never by their whole batch.
+/// events (the screen's flips, the deadlines' timer), then the
+/// ``Priority/input`` events (so a frame shows the newest finger position),
+/// then the due deadlines, then calls ``afterUrgentEvents`` (where the show
+/// draws), and only then the rest, for at most ``normalEventBudget``
+/// seconds and never past a due deadline: what is left is reported again by
+/// the next wait. So 200 busy control clients delay the next frame by one
+/// budget at most, never by their whole batch, and a frame planned for a
+/// moment (a finger's, just before its refresh) is drawn at that moment.
 final class EventLoop {
     /// Whose events a wake-up handles first.
     enum Priority {
         /// The display's: handled before anything else, then ``EventLoop/afterUrgentEvents``.
         case urgent
+        /// Input devices': after the urgent ones, before the deadlines and
+        /// the frame. Each source bounds its own work per wake-up.
+        case input
         /// Everyone else's, within ``EventLoop/normalEventBudget`` per wake-up.
         case normal
     }
@@ -173,11 +179,12 @@ final class EventLoop {
     }
 
     /// Sleeps until a descriptor is ready or the earliest deadline comes,
-    /// then runs the handlers: urgent descriptors first, then the deadlines
-    /// that are due, earliest first (each one disarmed before its handler
-    /// runs, so the handler may arm it again), then ``afterUrgentEvents``,
-    /// then the normal descriptors within ``normalEventBudget``. A signal
-    /// interrupting the wait just returns.
+    /// then runs the handlers: urgent descriptors first, then input ones,
+    /// then the deadlines that are due, earliest first (each one disarmed
+    /// before its handler runs, so the handler may arm it again), then
+    /// ``afterUrgentEvents``, then the normal descriptors within
+    /// ``normalEventBudget``, stopping when the earliest deadline armed by
+    /// then comes. A signal interrupting the wait just returns.
     func runOnce() throws(SystemCallError) {
         try timer.arm(at: nextDeadline)
         let count = epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1)
@@ -187,17 +194,21 @@ final class EventLoop {
         }
         wakeUps += 1
         let ready = events.prefix(Int(count))
-        for event in ready where registrations[event.data.u64]?.priority == .urgent {
-            registrations[event.data.u64]?.handler(EventSet(epoll: event.events))
+        for priority in [Priority.urgent, .input] {
+            // A registration that left during this batch is no longer in the table.
+            for event in ready where registrations[event.data.u64]?.priority == priority {
+                registrations[event.data.u64]?.handler(EventSet(epoll: event.events))
+            }
         }
         runDueDeadlines(at: MonotonicClock.now())
         afterUrgentEvents()
         let started = MonotonicClock.now()
+        let due = nextDeadline ?? .infinity
         for event in ready {
-            // A registration that left during this batch is no longer in the table.
             guard let registration = registrations[event.data.u64], registration.priority == .normal else { continue }
-            // Out of time: the rest are still ready, and the next wait reports them again.
-            if MonotonicClock.now() - started > Self.normalEventBudget { break }
+            // Out of time, or a deadline is due: the rest are still ready, and the next wait reports them again.
+            let now = MonotonicClock.now()
+            if now - started > Self.normalEventBudget || now >= due { break }
             registration.handler(EventSet(epoll: event.events))
         }
         if Int(count) == events.count {

@@ -32,6 +32,8 @@ final class HeadlessScreen: ShowScreen {
     }
 
     var eventDescriptor: Int32? { vblank?.descriptor.rawValue }
+    /// A screen in memory has no size: swipes use the device's, or 96 dpi.
+    var physicalSize: PhysicalSize? { nil }
     var flipPending: Bool { pending != nil }
     var nextPresentAllowed: Double? { nil }
     /// When the queued frame reaches the screen.

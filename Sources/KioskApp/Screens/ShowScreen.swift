@@ -11,6 +11,8 @@ import KioskRendering
 protocol ShowScreen: AnyObject {
     /// The panel's size as scanned out (before rotation).
     var panelSize: PixelSize { get }
+    /// Its size in millimetres, if known (a touchscreen's swipe thresholds are in millimetres).
+    var physicalSize: PhysicalSize? { get }
     /// Seconds between refreshes.
     var refreshPeriod: Double { get }
     /// Readable when a flip has completed: the run loop then calls

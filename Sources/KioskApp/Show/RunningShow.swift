@@ -1,16 +1,21 @@
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// The running show: the strip's motion, the pictures, and the frames on
 /// the screen. Its one owner is the run loop (through ``ShowController``),
 /// which calls it when something happens and asks it when to wake it next;
 /// nothing here waits. What it does is told as ``ShowEvent``s through ``emit``.
 ///
-/// Frame pacing: while the strip moves, a frame is drawn as soon as the last
-/// one has reached the screen, at the position the strip will have when the
-/// new one does (``ShowScreen/nextRefresh(after:)``), so the speed on screen
-/// follows the easing even if a frame is late. At rest nothing is drawn: the
-/// only wake-up is the deadline of the next slide.
+/// Frame pacing: while the strip slides, a frame is drawn as soon as the
+/// last one has reached the screen, at the position the strip will have
+/// when the new one does (``ShowScreen/nextRefresh(after:)``), so the speed
+/// on screen follows the easing even if a frame is late. While a finger
+/// holds the strip its next position is not known ahead: that frame is
+/// drawn one ``RepaintWindow`` before its refresh, with the newest
+/// position, so a move reaches the screen within a refresh and the window.
+/// At rest nothing is drawn: the only wake-up is the deadline of the next
+/// slide.
 final class RunningShow {
     let screen: any ShowScreen
     private(set) var layout: ShowLayout
@@ -32,7 +37,18 @@ final class RunningShow {
     /// `arrives`: the playlist item it brings to rest in the centre (the
     /// last frame of a slide), decided when drawn: a command that arrives
     /// before its flip completes must not unsay that it came to rest.
-    private var inFlight: (moving: Bool, position: Double, arrives: Int?)?
+    /// `moves`: when the finger moves it is the first to show were sensed.
+    private var inFlight: (moving: Bool, position: Double, arrives: Int?, moves: [Double])?
+    /// When the finger moves not yet in a frame were sensed (kernel time).
+    private var movesSinceDraw: [Double] = []
+    /// At most this many are kept (the oldest): a flood of moves between two frames costs no more.
+    static let movesKeptPerFrame = 4096
+    /// How long before its refresh a finger's frame is drawn.
+    private(set) var repaintWindow = RepaintWindow()
+    /// Times a draw (the monotonic clock; a test's simulated one draws in no time).
+    var drawClock: () -> Double = MonotonicClock.now
+    /// When the next frame that follows the finger is drawn, once planned.
+    private var fingerFrameAt: Double?
     /// When the last frame of an ongoing slide reached the screen.
     private var lastMotionFrameShown: Double?
     /// What the decoder was last asked for: the slots on screen and the way the strip was going.
@@ -61,10 +77,15 @@ final class RunningShow {
 
     // MARK: Events
 
-    /// An operator's command: obeyed at once, mid-slide too.
-    func command(_ command: ShowCommand, at now: Double) {
+    /// An operator's command: obeyed at once, mid-slide too. `sensedAt`: when
+    /// the kernel stamped the input it comes from (a finger's move), for
+    /// ``ShowStatistics/inputToPhoton``.
+    func command(_ command: ShowCommand, at now: Double, sensedAt: Double? = nil) {
         let paused = schedule.isPaused
         schedule.apply(command, at: now)
+        if let sensedAt, case .touch(.dragged) = command, schedule.isHeld {
+            if movesSinceDraw.count < Self.movesKeptPerFrame { movesSinceDraw.append(sensedAt) }
+        }
         // A slide is a new whole picture to rest on: a finger dragging the
         // strip to and fro counts once, when it lets go.
         if !schedule.isHeld {
@@ -124,10 +145,18 @@ final class RunningShow {
         guard !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             if !schedule.isMoving(at: now) { lastMotionFrameShown = nil }
+            fingerFrameAt = nil
             return
         }
         if let allowed = screen.nextPresentAllowed, allowed > now { return }
         if let retry = retryPresentAt, retry > now { return }
+        if schedule.isHeld {
+            let due = fingerFrameAt ?? repaintWindow.drawTime(
+                at: now, nextRefresh: screen.nextRefresh(after: now), refreshPeriod: screen.refreshPeriod)
+            fingerFrameAt = due
+            if due > now { return }
+        }
+        fingerFrameAt = nil
         draw(at: position, moving: drawnPosition.map { $0 != position } ?? false, now: now)
     }
 
@@ -145,7 +174,7 @@ final class RunningShow {
         // A pending flip's completion wakes the loop through the screen's descriptor.
         if screen.flipPending { return nil }
         if positionToDraw(at: now) != nil {
-            return max(now, screen.nextPresentAllowed ?? now, retryPresentAt ?? now)
+            return max(now, screen.nextPresentAllowed ?? now, retryPresentAt ?? now, fingerFrameAt ?? now)
         }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
         return schedule.nextAdvance
@@ -165,7 +194,7 @@ final class RunningShow {
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.playlist.count)
         settledTarget += Int(delta)
         drawnPosition = drawnPosition.map { $0 + delta }
-        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }) }
+        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves) }
         pictures.position += delta
     }
 
@@ -179,12 +208,14 @@ final class RunningShow {
 
     private func draw(at position: Double, moving: Bool, now: Double) {
         let playlist = pictures.pictures.index
+        let started = drawClock()
         do {
             try screen.present(at: now) { surface, contents in
                 layout.renderer.draw(
                     into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
                 ) { pictures.pictures.picture($0) }
             }
+            repaintWindow.drew(taking: drawClock() - started, at: now)
         } catch {
             // A display that fails mid-show (unplugged, lost master) is not
             // something to crash on: say so once per run of failures, retry
@@ -199,7 +230,8 @@ final class RunningShow {
         }
         drawnPosition = position
         frameNeeded = false
-        inFlight = (moving, position, moving && position == Double(schedule.target) ? centredItem : nil)
+        inFlight = (moving, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw)
+        movesSinceDraw = []
         // Screens without flip events (the first mode set) show the frame at once.
         if !screen.flipPending { frameShown(at: screen.nextRefresh(after: now)) }
         requestPictures(at: position, now: now)
@@ -213,6 +245,7 @@ final class RunningShow {
         guard let frame = inFlight else { return }
         inFlight = nil
         statistics.framesShown += 1
+        for sensed in frame.moves { statistics.inputToPhoton.record(shownAt - sensed) }
         if frame.moving {
             if let last = lastMotionFrameShown {
                 statistics.refreshesMissed += max(0, Int(((shownAt - last) / screen.refreshPeriod).rounded()) - 1)

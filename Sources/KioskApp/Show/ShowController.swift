@@ -33,10 +33,11 @@ final class ShowController {
     /// Commands performed so far: what a reader caching the show's state checks.
     private(set) var commandsPerformed = 0
 
-    /// Obeys `command` now, mid-slide too.
-    func perform(_ command: ShowCommand) {
+    /// Obeys `command` now, mid-slide too. `sensedAt`: when the kernel
+    /// stamped the input it comes from (a finger's move), if it did.
+    func perform(_ command: ShowCommand, sensedAt: Double? = nil) {
         commandsPerformed += 1
-        show.command(command, at: clock())
+        show.command(command, at: clock(), sensedAt: sensedAt)
     }
 
     /// New settings or a new folder listing (a reload), the show keeping its place.

@@ -25,8 +25,20 @@ extension ShowEvent {
         case .displayBack:
             return "the display takes frames again"
         case .stopped(let reason, let stats):
-            return "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
+            var line = "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
                 + "\(stats.framesShown) frame(s), \(stats.refreshesMissed) refresh(es) missed during slides"
+            let latency = stats.inputToPhoton
+            if let median = latency.percentile(0.5), let p99 = latency.percentile(0.99) {
+                line += "; finger to screen: median \(milliseconds(median)), 99% within \(milliseconds(p99)), "
+                    + "slowest \(milliseconds(latency.slowest)) over \(latency.count) move(s)"
+            }
+            return line
         }
     }
+}
+
+/// Seconds as milliseconds with one decimal: `16.8 ms`.
+private func milliseconds(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10_000).rounded())
+    return "\(tenths / 10).\(tenths % 10) ms"
 }

@@ -4,10 +4,11 @@ import SystemCalls
 /// Runs a show in real time on one ``EventLoop``: the screen's flip events,
 /// the decoder's hand-off and the show's own deadline (the next frame, a
 /// display retry, or the next slide), plus every ``ShowSource`` added. In
-/// each wake-up, once the screen's events are handled and before any
-/// source's (``EventLoop/afterUrgentEvents``), and again after them, the
-/// show starts what is due and draws if it should; then its deadline is
-/// set again. While a flip is pending nothing is armed.
+/// each wake-up, once the screen's and the input devices' events are
+/// handled and before any other source's (``EventLoop/afterUrgentEvents``),
+/// and again after them, the show starts what is due and draws if it
+/// should; then its deadline is set again. While a flip is pending nothing
+/// is armed.
 final class ShowLoop {
     let controller: ShowController
     let loop: EventLoop
@@ -25,8 +26,13 @@ final class ShowLoop {
         registrations.append(try loop.register(decoder.readyFD, name: "decoder") { _ in show.picturesReady(at: clock()) })
         // Its work is done by update(at:), which runs in every wake-up
         // before the other sources' events: a frame is never late for them.
-        showDeadline = loop.deadline(named: "show") { _ in }
-        loop.afterUrgentEvents = { show.update(at: clock()) }
+        // Armed again at once, so they also stop for the next frame's moment.
+        let showDeadline = loop.deadline(named: "show") { _ in }
+        self.showDeadline = showDeadline
+        loop.afterUrgentEvents = {
+            show.update(at: clock())
+            showDeadline.arm(at: show.nextWakeUp(at: clock()))
+        }
     }
 
     /// Joins `source` to the loop.

@@ -84,6 +84,27 @@ public enum Rotation: Int, Hashable, Sendable, CaseIterable {
     }
 }
 
+/// A panel's physical size, as its connector reports it (the monitor's EDID).
+public struct PhysicalSize: Equatable, Sendable {
+    public let widthMillimetres: Int
+    public let heightMillimetres: Int
+
+    /// Nil when either is 0: projectors and some TVs do not say.
+    public init?(widthMillimetres: Int, heightMillimetres: Int) {
+        guard widthMillimetres > 0, heightMillimetres > 0 else { return nil }
+        self.widthMillimetres = widthMillimetres
+        self.heightMillimetres = heightMillimetres
+    }
+
+    /// Millimetres across the layout (along the strip) when frames are turned by `rotation`.
+    public func millimetresAcross(turnedBy rotation: Rotation) -> Double {
+        switch rotation {
+        case .none, .half: return Double(widthMillimetres)
+        case .quarter, .threeQuarters: return Double(heightMillimetres)
+        }
+    }
+}
+
 /// Picks the CRTC to drive a connector: the one its current encoder already
 /// uses (no flicker, as the console left it), else the first CRTC any of its
 /// encoders can drive (`possible_crtcs` is a bit mask over the card's CRTC

@@ -23,6 +23,15 @@ public enum TouchInput: Equatable, Sendable {
     case lost(time: Double)
 }
 
+extension TouchInput {
+    /// When the kernel stamped it.
+    public var time: Double {
+        switch self {
+        case .down(_, _, let time), .move(_, _, let time), .up(_, let time), .palm(_, let time), .lost(let time): return time
+        }
+    }
+}
+
 /// What the strip should do about the touches so far.
 public enum SwipeGesture: Equatable, Sendable {
     /// A finger landed: the strip stops where it is (a moving strip is caught).

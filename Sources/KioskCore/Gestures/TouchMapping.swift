@@ -69,14 +69,32 @@ public struct TouchMapping: Equatable, Sendable {
         return ScreenPoint(x: min(max(s * width, 0), width), y: min(max(t * height, 0), height))
     }
 
-    /// Screen pixels per millimetre along the strip: from the axis that
-    /// runs along it, if the device gives its resolution, else from the
-    /// screen's physical width (`screenMillimetres`, from the connector),
-    /// else 96 dpi.
-    public func pixelsPerMillimetre(screenMillimetres: Double? = nil) -> Double {
+    /// Where a device's millimetres come from.
+    public enum ScaleSource: Equatable, Sendable {
+        /// The axis's resolution (units per millimetre), from the device.
+        case device
+        /// The screen's physical width, from its connector: a touchscreen covers its panel.
+        case screen
+        /// Neither says: 96 dpi.
+        case assumed
+    }
+
+    /// 96 dpi, where neither the device nor the screen says its size.
+    public static let assumedPixelsPerMillimetre = 96 / 25.4
+
+    /// Screen pixels per millimetre along the strip, and where that comes
+    /// from: the axis that runs along the strip, if the device gives its
+    /// resolution, else the screen's physical width along the strip
+    /// (`screenMillimetres`, from the connector), else 96 dpi.
+    public func scale(screenMillimetres: Double? = nil) -> (pixelsPerMillimetre: Double, source: ScaleSource) {
         let along = rotation == .none || rotation == .half ? x : y
-        if let millimetres = along.millimetres, millimetres > 0 { return Double(screen.width) / millimetres }
-        if let screenMillimetres, screenMillimetres > 0 { return Double(screen.width) / screenMillimetres }
-        return 96 / 25.4
+        if let millimetres = along.millimetres, millimetres > 0 { return (Double(screen.width) / millimetres, .device) }
+        if let screenMillimetres, screenMillimetres > 0 { return (Double(screen.width) / screenMillimetres, .screen) }
+        return (Self.assumedPixelsPerMillimetre, .assumed)
+    }
+
+    /// Screen pixels per millimetre along the strip (see ``scale(screenMillimetres:)``).
+    public func pixelsPerMillimetre(screenMillimetres: Double? = nil) -> Double {
+        scale(screenMillimetres: screenMillimetres).pixelsPerMillimetre
     }
 }

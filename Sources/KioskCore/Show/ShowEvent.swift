@@ -9,6 +9,9 @@ public struct ShowStatistics: Equatable, Sendable {
     public var slides = 0
     /// True when the strip is still (no slide in progress).
     public var atRest = true
+    /// From each finger move's kernel timestamp to the flip of the first
+    /// frame that shows it (`input_to_photon_ms`).
+    public var inputToPhoton = LatencyHistogram()
 
     public init() {}
 }
