@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux",
+                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux", "InputDevices", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).

@@ -82,9 +82,12 @@ final class RunningShow {
     /// ``ShowStatistics/inputToPhoton``.
     func command(_ command: ShowCommand, at now: Double, sensedAt: Double? = nil) {
         let paused = schedule.isPaused
+        let before = schedule.position(at: now)
         schedule.apply(command, at: now)
-        if let sensedAt, case .touch(.dragged) = command, schedule.isHeld {
-            if movesSinceDraw.count < Self.movesKeptPerFrame { movesSinceDraw.append(sensedAt) }
+        // A move the strip follows: counted until the frame that shows it is on screen.
+        if let sensedAt, case .touch(.dragged) = command, schedule.isHeld, schedule.position(at: now) != before,
+           movesSinceDraw.count < Self.movesKeptPerFrame {
+            movesSinceDraw.append(sensedAt)
         }
         // A slide is a new whole picture to rest on: a finger dragging the
         // strip to and fro counts once, when it lets go.
@@ -156,8 +159,10 @@ final class RunningShow {
             fingerFrameAt = due
             if due > now { return }
         }
+        // A frame planned for a moment: the timer's lateness eats into the window as drawing does.
+        let lateness = fingerFrameAt.map { now - $0 } ?? 0
         fingerFrameAt = nil
-        draw(at: position, moving: drawnPosition.map { $0 != position } ?? false, now: now)
+        draw(at: position, moving: drawnPosition.map { $0 != position } ?? false, now: now, lateBy: lateness)
     }
 
     /// The statistics, with whether the strip is still at `now`.
@@ -206,7 +211,7 @@ final class RunningShow {
 
     // MARK: Drawing
 
-    private func draw(at position: Double, moving: Bool, now: Double) {
+    private func draw(at position: Double, moving: Bool, now: Double, lateBy lateness: Double = 0) {
         let playlist = pictures.pictures.index
         let started = drawClock()
         do {
@@ -215,7 +220,7 @@ final class RunningShow {
                     into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
                 ) { pictures.pictures.picture($0) }
             }
-            repaintWindow.drew(taking: drawClock() - started, at: now)
+            repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {
             // A display that fails mid-show (unplugged, lost master) is not
             // something to crash on: say so once per run of failures, retry

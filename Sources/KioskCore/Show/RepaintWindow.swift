@@ -30,11 +30,12 @@ public struct RepaintWindow: Equatable, Sendable {
     public static let minimum = 0.001
     /// What the window adds to the slowest draw: a quarter of it, and this (seconds).
     public static let margin = 0.0003
-    public static let fadeTime = 0.25
+    public static let fadeTime = 2.0
 
     public init() {}
 
-    /// Records how long a draw that started at `time` took (`seconds`).
+    /// Records how long a draw that started at `time` took (`seconds`),
+    /// counted from the moment it was planned for: a late wake-up counts.
     public mutating func drew(taking seconds: Double, at time: Double) {
         guard seconds.isFinite, seconds >= 0 else { return }
         if let last = lastDraw, time > last {
