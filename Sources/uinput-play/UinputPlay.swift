@@ -23,12 +23,14 @@ struct UinputPlay: ParsableCommand {
 
     struct Swipe: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Touch at FROM, move to TO (fractions of the screen width) over SECONDS, then lift.")
+            abstract: "Touch at FROM, move to TO (fractions of the panel's width, or height with --along y) over SECONDS, then lift.")
         @Argument var from: Double
         @Argument var to: Double
         @Argument var seconds: Double
-        @Option(help: "Height of the finger, as a fraction of the screen height.")
-        var y = 0.5
+        @Option(help: "The panel's axis the finger moves along: x, or y (a panel turned on its side, whose strip runs along its y axis).")
+        var along = "x"
+        @Option(help: "Where the finger is on the other axis, as a fraction.")
+        var across = 0.5
         @Option(help: "Seconds the finger stays still before lifting.")
         var liftAfter = 0.008
         @OptionGroup var timing: Timing
@@ -38,22 +40,25 @@ struct UinputPlay: ParsableCommand {
             let panel = try VirtualInputDevice(.touchscreen(axisMaximum: maximum), name: "kioskd test touchscreen")
             FileHandle.standardOutput.write(Data("\(panel.path)\n".utf8))
             Thread.sleep(forTimeInterval: timing.ready)
+            guard along == "x" || along == "y" else { throw ValidationError("--along is x or y, not \(along)") }
             func axis(_ fraction: Double) -> Int32 { Int32((fraction * Double(maximum)).rounded()) }
-            let yValue = axis(y)
+            // The moving axis, multitouch and single-touch codes; the other one stays at `across`.
+            let moving = along == "x" ? (InputCode.positionX, InputCode.x) : (InputCode.positionY, InputCode.y)
+            let still = along == "x" ? (InputCode.positionY, InputCode.y) : (InputCode.positionX, InputCode.x)
             try panel.send(InputCode.absolute, InputCode.slot, 0)
             try panel.send(InputCode.absolute, InputCode.trackingID, 1)
-            try panel.send(InputCode.absolute, InputCode.positionX, axis(from))
-            try panel.send(InputCode.absolute, InputCode.positionY, yValue)
+            try panel.send(InputCode.absolute, moving.0, axis(from))
+            try panel.send(InputCode.absolute, still.0, axis(across))
             try panel.send(InputCode.key, InputCode.buttonTouch, 1)
-            try panel.send(InputCode.absolute, InputCode.x, axis(from))
-            try panel.send(InputCode.absolute, InputCode.y, yValue)
+            try panel.send(InputCode.absolute, moving.1, axis(from))
+            try panel.send(InputCode.absolute, still.1, axis(across))
             try panel.report()
             let steps = max(1, Int((seconds / 0.008).rounded()))
             for step in 1...steps {
                 Thread.sleep(forTimeInterval: seconds / Double(steps))
-                let x = axis(from + (to - from) * Double(step) / Double(steps))
-                try panel.send(InputCode.absolute, InputCode.positionX, x)
-                try panel.send(InputCode.absolute, InputCode.x, x)
+                let value = axis(from + (to - from) * Double(step) / Double(steps))
+                try panel.send(InputCode.absolute, moving.0, value)
+                try panel.send(InputCode.absolute, moving.1, value)
                 try panel.report()
             }
             Thread.sleep(forTimeInterval: liftAfter)
