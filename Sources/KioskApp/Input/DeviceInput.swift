@@ -15,16 +15,16 @@ final class DeviceInput {
     /// Its place in the run loop, once registered.
     var registration: Registration?
 
-    /// `touch`: how its touches map to the screen (nil: no touches used),
-    /// `pixelsPerMillimetre` scaling the swipe's thresholds.
-    init(device: any InputDevice, roles: InputRoles, touch: TouchEventDecoder?, pixelsPerMillimetre: Double,
+    /// `touch`: how its touches map to the screen and the swipe's thresholds
+    /// in its pixels; nil: its touches are not used.
+    init(device: any InputDevice, roles: InputRoles, touch: (decoder: TouchEventDecoder, thresholds: SwipeThresholds)?,
          keyMap: KeyMap, tapZones: Bool) {
         self.device = device
         self.roles = roles
-        self.touch = touch
+        self.touch = touch?.decoder
+        recognizer = touch.map { SwipeRecognizer(thresholds: $0.thresholds) }
         self.keyMap = keyMap
         self.tapZones = tapZones
-        if touch != nil { recognizer = SwipeRecognizer(thresholds: SwipeThresholds(pixelsPerMillimetre: pixelsPerMillimetre)) }
     }
 
     /// True while a finger on it drives the strip.

@@ -16,12 +16,12 @@ import Glibc
 final class InputSource: ShowSource {
     /// Events one device may hand over per wake-up: a flood waits its turn behind the frame.
     static let eventsPerWakeUp = 512
+    /// Where `auto` looks for devices.
+    static let folder = "/dev/input"
 
     private let settings: InputSettings
     private let keyMap: KeyMap
     private let rotation: Rotation
-    /// Where `auto` looks for devices.
-    private let folder: String
     /// Devices handed over rather than found (the benchmark's piped finger, the tests').
     private var given: [any InputDevice]
     private let log: (String) -> Void
@@ -32,18 +32,14 @@ final class InputSource: ShowSource {
     private var watchRegistration: Registration?
     private var throttle = LogThrottle()
 
-    init(settings: InputSettings, keyMap: KeyMap = KeyMap(), rotation: Rotation, folder: String = "/dev/input",
-         devices given: [any InputDevice] = [], log: @escaping (String) -> Void) {
+    init(settings: InputSettings, keyMap: KeyMap = KeyMap(), rotation: Rotation, devices given: [any InputDevice] = [],
+         log: @escaping (String) -> Void) {
         self.settings = settings
         self.keyMap = keyMap
         self.rotation = rotation
-        self.folder = folder
         self.given = given
         self.log = log
     }
-
-    /// The devices in use, for the log and the tests.
-    var deviceSummary: [String] { devices.values.map { "\($0.device.path) (\($0.device.name))" }.sorted() }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
         self.loop = loop
@@ -53,7 +49,7 @@ final class InputSource: ShowSource {
         guard settings.devices != [] else { return log("input: \(devices.isEmpty ? "off" : "only the devices handed over")") }
         startWatching()
         scan()
-        let watching = settings.devices == nil ? folder : "for the configured devices"
+        let watching = settings.devices == nil ? Self.folder : "for the configured devices"
         log(devices.isEmpty
             ? "input: no touchscreen or keyboard with the show's keys yet; watching \(watching)"
             : "input: \(devices.count) device(s); watching \(watching)")
@@ -64,13 +60,13 @@ final class InputSource: ShowSource {
     /// The paths to open: each `eventN` in the folder, or the configured ones.
     private var wanted: [String] {
         if let configured = settings.devices { return configured.map(InputSettings.path(of:)) }
-        let names = ((try? directoryEntryNames(folder)) ?? []).map { String(decoding: $0, as: UTF8.self) }
-        return names.filter { $0.hasPrefix("event") }.sorted().map { folder + "/" + $0 }
+        let names = ((try? directoryEntryNames(Self.folder)) ?? []).map { String(decoding: $0, as: UTF8.self) }
+        return names.filter { $0.hasPrefix("event") }.sorted().map { Self.folder + "/" + $0 }
     }
 
     private func startWatching() {
         // The folder, or the folder of each configured device (/dev/input/by-id for by-id names).
-        let folders = settings.devices.map { Array(Set($0.map { FolderWatch.parent(of: InputSettings.path(of: $0)) })).sorted() } ?? [folder]
+        let folders = settings.devices.map { Array(Set($0.map { FolderWatch.parent(of: InputSettings.path(of: $0)) })).sorted() } ?? [Self.folder]
         do {
             let watch = try FolderWatch(folders)
             watchRegistration = try loop.register(watch.fd, name: "input folders") { [unowned self] _ in
@@ -108,13 +104,13 @@ final class InputSource: ShowSource {
             if explicit { note(path, "input: \(path) (\(device.name)) is neither a touchscreen nor a keyboard with the show's keys; not used") }
             return
         }
-        var decoder: TouchEventDecoder?
-        var scale = (pixelsPerMillimetre: TouchMapping.assumedPixelsPerMillimetre, source: TouchMapping.ScaleSource.assumed)
+        var touch: (decoder: TouchEventDecoder, thresholds: SwipeThresholds)?
         var uses = roles.contains(.keys) ? ["keys"] : []
         if roles.contains(.touch) {
             if let mapping = touchMapping(for: device, capabilities) {
-                decoder = TouchEventDecoder(mapping: mapping, multitouch: capabilities.multitouchSlots != nil, slots: capabilities.multitouchSlots ?? 1)
-                scale = mapping.scale(screenMillimetres: screenMillimetresAlongStrip)
+                let scale = mapping.scale(screenMillimetres: screenMillimetresAlongStrip)
+                touch = (TouchEventDecoder(mapping: mapping, multitouch: capabilities.multitouchSlots != nil, slots: capabilities.multitouchSlots ?? 1),
+                         SwipeThresholds(pixelsPerMillimetre: scale.pixelsPerMillimetre))
                 uses.insert("touch, \(Self.describe(scale))", at: 0)
             } else {
                 note(path, "input: \(path) (\(device.name)) reports no usable axis ranges; its touches are ignored")
@@ -124,9 +120,7 @@ final class InputSource: ShowSource {
         if settings.grab {
             do { try device.grab() } catch { note(path, "input: \(error); reading it shared") }
         }
-        let input = DeviceInput(
-            device: device, roles: roles, touch: decoder, pixelsPerMillimetre: scale.pixelsPerMillimetre,
-            keyMap: keyMap, tapZones: settings.tapZones)
+        let input = DeviceInput(device: device, roles: roles, touch: touch, keyMap: keyMap, tapZones: settings.tapZones)
         do {
             input.registration = try loop.register(device.fd, name: "input \(path)", priority: .input) { [unowned self] events in
                 deviceEvents(path, events)
