@@ -85,14 +85,14 @@ func screenMillimetres(_ file: String) throws -> PhysicalSize? {
 }
 
 /// kioskd's exit line about its finger's moves: `finger to screen: median
-/// 15.6 ms, 99% within 49.4 ms, slowest 87.9 ms over 477 move(s)`.
-func fingerToScreen(_ log: String) throws -> (medianMilliseconds: Double, moves: Int) {
+/// 15.6 ms, 99% within 49.4 ms, slowest 87.9 ms over 477 move(s)`. The
+/// median is nil when it is past the histogram's ceiling (`250+ ms`).
+func fingerToScreen(_ log: String) throws -> (medianMilliseconds: Double?, moves: Int) {
     guard let part = log.components(separatedBy: "finger to screen: median ").last, part != log,
-          let median = Double(part.prefix { $0 != " " }),
           let moves = Int(part.components(separatedBy: " over ").last?.prefix { $0 != " " } ?? "") else {
         throw VMResultError("no finger-to-screen figures in the log's last line: \(log)")
     }
-    return (median, moves)
+    return (Double(part.prefix { $0 != " " }), moves)
 }
 
 @Suite(.enabled(if: vmResults != nil, "run Tests/vm/run-vm-tests and set KIOSKD_VM_RESULTS"))
@@ -270,7 +270,8 @@ struct VMDisplayTests {
         // Each finger move's kernel timestamp and the flip that showed it
         // are on one clock (a mix-up would read as years, or as nothing).
         let latency = try fingerToScreen(log)
-        #expect(latency.moves > 100 && latency.medianMilliseconds > 0 && latency.medianMilliseconds < 1000, "\(latency)")
+        let median = try #require(latency.medianMilliseconds, "\(log)")
+        #expect(latency.moves > 100 && median > 0 && median < 250, "\(latency)")
     }
 
     /// A panel turned on its side (rotation 90), its touchscreen named in

@@ -30,15 +30,22 @@ extension ShowEvent {
             let latency = stats.inputToPhoton
             if let median = latency.percentile(0.5), let p99 = latency.percentile(0.99) {
                 line += "; finger to screen: median \(milliseconds(median)), 99% within \(milliseconds(p99)), "
-                    + "slowest \(milliseconds(latency.slowest)) over \(latency.count) move(s)"
+                    + "slowest \(exactMilliseconds(latency.slowest)) over \(latency.count) move(s)"
             }
             return line
         }
     }
 }
 
-/// Seconds as milliseconds with one decimal: `16.8 ms`.
+/// Seconds as milliseconds with one decimal: `16.8 ms`; `250+ ms` at the
+/// histogram's ceiling, where it no longer tells latencies apart.
 private func milliseconds(_ seconds: Double) -> String {
+    if seconds >= LatencyHistogram.ceiling { return "\(Int(LatencyHistogram.ceiling * 1000))+ ms" }
+    return exactMilliseconds(seconds)
+}
+
+/// Seconds as milliseconds with one decimal, however many.
+private func exactMilliseconds(_ seconds: Double) -> String {
     let tenths = Int((seconds * 10_000).rounded())
     return "\(tenths / 10).\(tenths % 10) ms"
 }
