@@ -61,6 +61,8 @@ struct UinputPlay: ParsableCommand {
                 try panel.send(InputCode.absolute, moving.1, value)
                 try panel.report()
             }
+            // For a script that looks at the screen while the finger is still down.
+            FileHandle.standardOutput.write(Data("moved\n".utf8))
             Thread.sleep(forTimeInterval: liftAfter)
             try panel.send(InputCode.absolute, InputCode.trackingID, -1)
             try panel.send(InputCode.key, InputCode.buttonTouch, 0)
