@@ -15,7 +15,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -69,8 +68,13 @@ let package = Package(
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
 
+        // toml++ (Debian's libtomlplusplus, C++) behind a small C API Swift can call: the only C++ target.
+        .target(
+            name: "CTOML",
+            cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
+            linkerSettings: [.linkedLibrary("tomlplusplus")]),
         // The TOML config file, mapped onto KioskCore's settings.
-        .target(name: "KioskConfigFile", dependencies: ["KioskCore", "TOMLKit"]),
+        .target(name: "KioskConfigFile", dependencies: ["KioskCore", "CTOML"]),
 
         // What the executables run (the show, its run loop and sources, snapshot), kept out of main so tests call it.
         .target(
@@ -97,8 +101,8 @@ let package = Package(
         .executableTarget(
             name: "uinput-play",
             dependencies: ["InputDevices", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        // The control client fuzz target (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
-        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore"]),
+        // The fuzz targets: control clients and config files (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
+        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile"]),
         // Regenerates demo/images (committed); not part of the product.
         .executableTarget(name: "make-demo-images", dependencies: ["KioskRendering", "ImageCodecs"]),
 
@@ -114,5 +118,6 @@ let package = Package(
                 "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient", "InputDevices",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -9,8 +9,7 @@ import KioskCore
 /// step the session's promises must hold; a broken one traps, which
 /// libFuzzer reports as a crash with the input that caused it.
 ///
-/// Built with `-sanitize=fuzzer -D FUZZING`; without them it is a replayer:
-/// `kioskd-fuzz FILE...` runs saved inputs (a crash libFuzzer found) once each.
+/// `kioskd-fuzz control` (the default): see ``FuzzTarget``.
 func runControlScript(_ script: UnsafeRawBufferPointer) {
     var session = ControlSession(now: 0)
     var now = 0.0
@@ -59,44 +58,3 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
     }
     _ = requests
 }
-
-func check(_ condition: Bool, _ message: String) {
-    if !condition { fatalError("ControlSession broke a promise: \(message)") }
-}
-
-#if FUZZING
-/// libFuzzer's driver (it parses libFuzzer's flags and runs the loop).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    runControlScript(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-/// SwiftPM links an executable's entry point under this name (in place of
-/// libFuzzer's own `main`): it hands over to libFuzzer's driver.
-@_cdecl("kioskd_fuzz_main")
-func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { fuzzOneInput($0, $1) }
-}
-#else
-import Foundation
-
-@main
-struct ReplayFuzzInputs {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            data.withUnsafeBytes(runControlScript)
-            print("\(path): no promise broken")
-        }
-    }
-}
-#endif

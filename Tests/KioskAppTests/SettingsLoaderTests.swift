@@ -111,6 +111,55 @@ func configFile(_ text: String) throws -> String {
     }
 }
 
+/// Files an operator's typo or a broken copy can produce. Each once
+/// aborted kioskd or could: TOMLKit's vendored toml++ asserted on an
+/// unfinished table header, and under systemd the daemon would have
+/// restarted in a loop. Each must be one line naming the file and where.
+@Suite struct MalformedConfigTests {
+    func failure(_ bytes: [UInt8]) throws -> String? {
+        let path = NSTemporaryDirectory() + "kioskd-config-" + UUID().uuidString + ".toml"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
+        return error.map { String($0.description.dropFirst(path.count + 2)) }
+    }
+
+    @Test(arguments: [
+        ("[\n", "line 1, column 2: Error while parsing key: expected bare key starting character or string delimiter, saw '\\n'"),
+        ("[# x\n", "line 1, column 2: Error while parsing key: expected bare key starting character or string delimiter, saw '#'"),
+        ("images = \"/a\"\n[[[a]]]\n", "line 2, column 3: Error while parsing key: expected bare key starting character or string delimiter, saw '['"),
+        ("[", "line 1, column 2: Error while parsing table header: encountered end-of-file"),
+        ("images = \"/a\"\n[keys\n", "line 2, column 6: Error while parsing table header: expected ']', saw '\\n'"),
+    ])
+    func anUnfinishedTableHeaderIsAnError(text: String, message: String) throws {
+        #expect(try failure(Array(text.utf8)) == message)
+    }
+
+    @Test func aNulByteIsAnError() throws {
+        #expect(try failure(Array("images = \"a".utf8) + [0] + Array("b\"\n".utf8))
+                == "line 1, column 12: Error while parsing string: unescaped control characters other than TAB (U+0009) are explicitly prohibited")
+        #expect(try failure([0, 0, 0])?.hasPrefix("line 1, column 1: ") == true)
+    }
+
+    @Test func invalidUTF8IsAnError() throws {
+        #expect(try failure(Array("images = \"".utf8) + [0xFF, 0xFE] + Array("\"\n".utf8)) == "cannot read the config file: it is not UTF-8 text")
+    }
+
+    @Test func aValueOfAKindNoSettingTakesNamesItsLine() throws {
+        #expect(try failure(Array("spacing = 3\ninterval = 1979-05-27\n".utf8))
+                == "line 2: interval: expected a string, number, boolean, or a list or table of them")
+        #expect(try failure(Array("input = [[\"a\"], [\"b\"]]\n".utf8))
+                == "line 1: input: expected a string, number, boolean, or a list or table of them")
+        #expect(try failure(Array("[keys]\nKEY_F5 = { a = 1 }\n".utf8))
+                == "line 1: keys: expected a string, number, boolean, or a list or table of them")
+    }
+
+    @Test func aBadSettingNamesItsLine() throws {
+        #expect(try failure(Array("# kiosk\nimages = \"/a\"\n\ninterval = -3\n".utf8))
+                == "line 4: invalid interval \"-3\": expected seconds from 0.1 to 86400, e.g. 8 or 0.45")
+    }
+}
+
 @Suite struct BundledConfigTests {
     /// The example config in config/ is what operators copy: it must load.
     @Test func theExampleConfigLoads() throws {

@@ -14,10 +14,7 @@ public func loadSettings(configPath: String?, flags: [(name: String, value: Stri
         } catch {
             throw ConfigFile.Error(path: configPath, message: "cannot read the config file: \(error.why)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigFile.Error(path: configPath, message: "cannot read the config file: it is not UTF-8 text")
-        }
-        try ConfigFile.apply(text, path: configPath, to: &settings)
+        try ConfigFile.apply(bytes, path: configPath, to: &settings)
     }
     for flag in flags {
         try settings.set(flag.name, to: .string(flag.value))

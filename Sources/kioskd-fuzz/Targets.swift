@@ -1,0 +1,78 @@
+/// `kioskd-fuzz [control|config] ...`: the fuzz targets in one executable,
+/// chosen by the first argument (`control` when it is neither):
+/// - `control`: what a control client can send (``runControlScript(_:)``);
+/// - `config`: a config file's bytes (``readConfigFile(_:)``).
+///
+/// Built with `-sanitize=fuzzer -D FUZZING` (`scripts/fuzz`), the rest of
+/// the arguments are libFuzzer's. Otherwise it is a replayer: each
+/// argument is a saved input (a crash libFuzzer found), run once.
+enum FuzzTarget: String {
+    case control, config
+
+    var run: (UnsafeRawBufferPointer) -> Void {
+        switch self {
+        case .control: return runControlScript
+        case .config: return readConfigFile
+        }
+    }
+
+    /// The target named by the first argument, and the arguments after it.
+    static func chosen(_ arguments: [String]) -> (FuzzTarget, [String]) {
+        guard let first = arguments.first, let target = FuzzTarget(rawValue: first) else { return (.control, arguments) }
+        return (target, Array(arguments.dropFirst()))
+    }
+}
+
+func check(_ condition: Bool, _ message: String) {
+    if !condition { fatalError("a promise broken: \(message)") }
+}
+
+#if FUZZING
+/// libFuzzer's driver (it parses libFuzzer's flags and runs the loop).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// The target this run fuzzes (set before the driver starts).
+nonisolated(unsafe) var fuzzed = FuzzTarget.control
+
+/// libFuzzer's own `main` refers to this; the driver below is given it too.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    fuzzed.run(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+
+/// SwiftPM links an executable's entry point under this name (in place of
+/// libFuzzer's own `main`): it takes the target's name off the arguments
+/// and hands the rest to libFuzzer's driver.
+@_cdecl("kioskd_fuzz_main")
+func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var arguments = argv
+    var count = argc
+    if count > 1, let name = argv?[1], let target = FuzzTarget(rawValue: String(cString: name)) {
+        fuzzed = target
+        // The program's name moves up one, over the target's.
+        argv?[1] = argv?[0]
+        arguments = argv.map { $0 + 1 }
+        count -= 1
+    }
+    return LLVMFuzzerRunDriver(&count, &arguments) { fuzzOneInput($0, $1) }
+}
+#else
+import Foundation
+
+@main
+struct ReplayFuzzInputs {
+    static func main() throws {
+        let (target, paths) = FuzzTarget.chosen(Array(CommandLine.arguments.dropFirst()))
+        for path in paths {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data.withUnsafeBytes(target.run)
+            print("\(path): no promise broken (\(target.rawValue))")
+        }
+    }
+}
+#endif
