@@ -53,7 +53,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation (libexif), PNG (libspng), the image folder.
         .target(
-            name: "ImageCodecs", dependencies: ["KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF"],
             swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).

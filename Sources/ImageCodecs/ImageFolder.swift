@@ -1,3 +1,4 @@
+import KioskCore
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +10,9 @@ public struct ImageFolder: Sendable {
     public static let extensions: Set<String> = ["jpg", "jpeg", "png"]
 
     public let path: String
-    /// Full paths of the pictures, ordered by file name in byte order, so
-    /// `001.jpg` plays before `002.jpg` and the order never depends on locale.
+    /// Full paths of the pictures, ordered by file name in ``NaturalOrder``:
+    /// `IMG_2.jpg` plays before `IMG_10.jpg`, `a.jpg` before `B.jpg`, and
+    /// the order never depends on the locale.
     public let pictures: [String]
     /// One line for each entry that is not shown (other files, subfolders).
     /// Names starting with a dot (`.DS_Store`, editor swap files) are passed
@@ -22,7 +24,7 @@ public struct ImageFolder: Sendable {
     public init(listing path: String) throws(ImageFileError) {
         var names: [[UInt8]]
         do { names = try directoryEntryNames(path).filter { $0.first != UInt8(ascii: ".") } } catch { throw ImageFileError(error, path: path) }
-        names.sort { $0.lexicographicallyPrecedes($1) }
+        names.sort(by: NaturalOrder.precedes)
 
         var pictures: [String] = []
         var ignored: [String] = []

@@ -1,0 +1,42 @@
+/// The order people expect file names in (`order = "name"`): runs of digits
+/// compare as numbers, so `IMG_2.jpg` comes before `IMG_10.jpg`; letters
+/// compare without case, so `b.jpg` comes after `A.jpg`. Only ASCII letters
+/// are folded and other bytes compare as UTF-8, so the order never depends
+/// on the machine's locale. Names equal that way (`1.jpg` and `01.jpg`,
+/// `a.jpg` and `A.jpg`) fall back to fewer leading zeros first, then byte
+/// order: the order is total, the same on every machine and every run.
+public enum NaturalOrder {
+    /// True when the name `a` comes before `b` (their bytes, UTF-8).
+    public static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var i = 0, j = 0
+        var zerosA = 0, zerosB = 0
+        while i < a.count && j < b.count {
+            if isDigit(a[i]) && isDigit(b[j]) {
+                // Numbers: leading zeros aside, the longer is larger, else the first digit that differs decides.
+                let startA = i, startB = j
+                while i < a.count && a[i] == UInt8(ascii: "0") { i += 1 }
+                while j < b.count && b[j] == UInt8(ascii: "0") { j += 1 }
+                if zerosA == zerosB { zerosA = i - startA; zerosB = j - startB }
+                let digitsA = i, digitsB = j
+                while i < a.count && isDigit(a[i]) { i += 1 }
+                while j < b.count && isDigit(b[j]) { j += 1 }
+                if i - digitsA != j - digitsB { return i - digitsA < j - digitsB }
+                for (x, y) in zip(a[digitsA..<i], b[digitsB..<j]) where x != y { return x < y }
+            } else {
+                let x = folded(a[i]), y = folded(b[j])
+                if x != y { return x < y }
+                i += 1
+                j += 1
+            }
+        }
+        if (a.count - i) != (b.count - j) { return a.count - i < b.count - j }
+        if zerosA != zerosB { return zerosA < zerosB }
+        return a.lexicographicallyPrecedes(b)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private static func folded(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+}
