@@ -271,9 +271,11 @@ public struct KioskSettings: Hashable, Sendable {
             }
             control.socketGroup = text
         default:
+            // A typo is never silently ignored: it is refused, with the setting most likely meant.
+            let guess = closestName(to: name, among: Self.names).map { "did you mean \($0)? " } ?? ""
             throw SettingError(
                 setting: name, value: value.written,
-                reason: "unknown setting; known settings are \(Self.names.joined(separator: ", "))")
+                reason: "unknown setting; \(guess)known settings are \(Self.names.joined(separator: ", "))")
         }
     }
 

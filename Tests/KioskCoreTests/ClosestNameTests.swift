@@ -1,0 +1,27 @@
+import KioskCore
+import Testing
+
+@Suite struct ClosestNameTests {
+    @Test(arguments: [
+        ("imagewidth", "image_width"), ("image-width", "image_width"), ("Image_Width", "image_width"),
+        ("intervall", "interval"), ("backgroud", "background"), ("tranistion", "transition"),
+        ("roation", "rotation"), ("spaceing", "spacing"), ("socket_grup", "socket_group"), ("tap_zone", "tap_zones"),
+    ])
+    func aTypoFindsTheSettingMeant(typed: String, meant: String) {
+        #expect(closestName(to: typed, among: KioskSettings.names) == meant)
+    }
+
+    @Test func aNameNothingLikeASettingFindsNone() {
+        for typed in ["xyzzy", "brightness", "a", "", "volume"] {
+            #expect(closestName(to: typed, among: KioskSettings.names) == nil, "\(typed)")
+        }
+    }
+
+    @Test func theRefusalSaysWhichSettingWasMeant() {
+        var settings = KioskSettings()
+        let error = #expect(throws: SettingError.self) { try settings.set("intervall", to: .integer(5)) }
+        #expect(error?.reason.hasPrefix("unknown setting; did you mean interval? known settings are images, ") == true, "\(String(describing: error))")
+        let other = #expect(throws: SettingError.self) { try settings.set("volume", to: .integer(5)) }
+        #expect(other?.reason.hasPrefix("unknown setting; known settings are images, ") == true)
+    }
+}
