@@ -28,16 +28,20 @@ public enum ConfigFile {
         }
     }
 
-    /// Applies the settings in the file's `bytes` on top of `settings`.
-    public static func apply(_ bytes: [UInt8], path: String, to settings: inout KioskSettings) throws(ConfigFile.Error) {
+    /// Applies the settings in the file's `bytes` on top of `settings`;
+    /// returns the settings it set, each with its line.
+    @discardableResult
+    public static func apply(_ bytes: [UInt8], path: String, to settings: inout KioskSettings) throws(ConfigFile.Error) -> [String: Int] {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw Error(path: path, message: "cannot read the config file: it is not UTF-8 text")
         }
-        try apply(text, path: path, to: &settings)
+        return try apply(text, path: path, to: &settings)
     }
 
-    /// Applies the settings in `text` on top of `settings`.
-    public static func apply(_ text: String, path: String, to settings: inout KioskSettings) throws(ConfigFile.Error) {
+    /// Applies the settings in `text` on top of `settings`; returns the
+    /// settings it set, each with its line.
+    @discardableResult
+    public static func apply(_ text: String, path: String, to settings: inout KioskSettings) throws(ConfigFile.Error) -> [String: Int] {
         var document = Document()
         var failure = ctoml_error()
         var utf8 = Array(text.utf8)
@@ -66,6 +70,7 @@ public enum ConfigFile {
                 throw Error(path: path, message: "line \(entry.line): \(error.description)")
             }
         }
+        return Dictionary(document.settings.map { ($0.key, $0.line) }) { first, _ in first }
     }
 
     /// The document as toml++ walks it, made into the root table's

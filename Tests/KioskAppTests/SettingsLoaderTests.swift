@@ -75,8 +75,8 @@ func configFile(_ text: String) throws -> String {
 
         let unknown = try configFile("[keys]\nKEY_FROBNICATE = \"next\"\n")
         defer { try? FileManager.default.removeItem(atPath: unknown) }
-        let error = #expect(throws: SettingError.self) { try loadSettings(configPath: unknown, flags: []) }
-        #expect(error?.description == "invalid keys \"KEY_FROBNICATE\": the kernel has no key named KEY_FROBNICATE; use the names evtest shows, e.g. KEY_F5")
+        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: unknown, flags: []) }
+        #expect(error?.description == "\(unknown): line 1: invalid keys \"KEY_FROBNICATE\": the kernel has no key named KEY_FROBNICATE; use the names evtest shows, e.g. KEY_F5")
         let action = try configFile("[keys]\nKEY_F5 = \"jump\"\n")
         defer { try? FileManager.default.removeItem(atPath: action) }
         let actionError = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: action, flags: []) }
@@ -170,5 +170,63 @@ func configFile(_ text: String) throws -> String {
         #expect(settings.layout == LayoutSettings())   // the example spells out the defaults
         #expect(settings.motion == MotionSettings())
         #expect(settings.display == DisplaySettings())
+    }
+}
+
+@Suite struct CheckConfigTests {
+    /// Every setting on a line, marked with its origin: the file's line, a
+    /// flag, or the default; a setting without a writable default explained.
+    @Test func theReportMarksWhereEachValueComesFrom() throws {
+        let path = try configFile("# lobby\nimages = \"/srv/photos\"\n\ninterval = 12\n[keys]\nKEY_F5 = \"next\"\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let explained = try loadExplainedSettings(configPath: path, flags: [(name: "spacing", value: "3%")])
+        let report = describeConfiguration(explained, file: path).split(separator: "\n").map(String.init)
+        #expect(report.first == "# kioskd \(KioskVersion.current): the configuration from \(path); it is valid")
+        #expect(report.count == KioskSettings.names.count + 1)
+        func line(_ setting: String) -> String? { report.first { $0.hasPrefix(setting + " = ") || $0.hasPrefix("# " + setting + ":") } }
+        #expect(line("images")?.hasSuffix("# line 2") == true && line("images")?.hasPrefix("images = \"/srv/photos\" ") == true)
+        #expect(line("interval")?.hasPrefix("interval = 12.0 ") == true && line("interval")?.hasSuffix("# line 4") == true)
+        #expect(line("keys")?.hasPrefix("keys = { KEY_F5 = \"next\" } ") == true && line("keys")?.hasSuffix("# line 5") == true)
+        #expect(line("spacing")?.hasPrefix("spacing = \"3%\" ") == true && line("spacing")?.hasSuffix("# flag") == true)
+        #expect(line("transition")?.hasSuffix("# default") == true)
+        #expect(line("slot_height")?.hasPrefix("# slot_height: the full height of the screen") == true)
+    }
+
+    /// The report is a config file: loaded again, it gives the same settings.
+    @Test func theReportLoadsBackAsTheSameSettings() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/kioskd.toml").standardized.path
+        let original = try configFile("""
+            images = "/srv/a \\"b\\""
+            image_width = 1200
+            slot_height = "80%"
+            rotation = 90
+            input = ["/dev/input/event3", "usb-Panel-event-if00"]
+            calibration = "0 1 0 -1 0 1"
+            socket_group = "kiosk"
+            [keys]
+            KEY_F5 = "next"
+            """)
+        defer { try? FileManager.default.removeItem(atPath: original) }
+        for path in [example, original] {
+            let settings = try loadSettings(configPath: path, flags: [])
+            let report = try configFile(describeConfiguration(try loadExplainedSettings(configPath: path, flags: []), file: path))
+            defer { try? FileManager.default.removeItem(atPath: report) }
+            #expect(try loadSettings(configPath: report, flags: []) == settings, "\(path)")
+        }
+    }
+
+    @Test func theCommandExitsOneWithTheFirstMistake() throws {
+        let good = try configFile("images = \"/srv/photos\"\n")
+        let typo = try configFile("images = \"/srv/photos\"\n\nbackgrund = \"102030\"\n")
+        defer { for path in [good, typo] { try? FileManager.default.removeItem(atPath: path) } }
+        let ok = try kioskd(["check-config", good])
+        #expect(ok.status == 0 && ok.stdout.contains("images = \"/srv/photos\" ") && ok.stderr.isEmpty, "\(ok)")
+        let bad = try kioskd(["check-config", typo])
+        #expect(bad.status == 1 && bad.stdout.isEmpty)
+        #expect(bad.stderr.hasPrefix("kioskd: \(typo): line 3: invalid backgrund \"102030\": unknown setting; did you mean background? "), "\(bad.stderr)")
+        let missing = try kioskd(["check-config", "/nonexistent/kioskd.toml"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "kioskd: /nonexistent/kioskd.toml: cannot read the config file: open failed: No such file or directory (errno 2)\n")
     }
 }

@@ -6,7 +6,21 @@ import KioskCore
 /// Builds the settings from the defaults, the config file (if any) and the
 /// command-line flags, in that order of precedence (flags win).
 public func loadSettings(configPath: String?, flags: [(name: String, value: String)]) throws -> KioskSettings {
-    var settings = KioskSettings()
+    try loadExplainedSettings(configPath: configPath, flags: flags).settings
+}
+
+/// Settings and where each came from (`kioskd check-config` shows them).
+public struct ExplainedSettings: Sendable {
+    public var settings = KioskSettings()
+    /// The settings the config file set, each with its line.
+    public var fromFile: [String: Int] = [:]
+    /// The settings a command-line flag set (over the file's).
+    public var fromFlags: Set<String> = []
+}
+
+/// ``loadSettings(configPath:flags:)``, keeping where each setting came from.
+public func loadExplainedSettings(configPath: String?, flags: [(name: String, value: String)]) throws -> ExplainedSettings {
+    var explained = ExplainedSettings()
     if let configPath {
         let bytes: [UInt8]
         do {
@@ -14,16 +28,41 @@ public func loadSettings(configPath: String?, flags: [(name: String, value: Stri
         } catch {
             throw ConfigFile.Error(path: configPath, message: "cannot read the config file: \(error.why)")
         }
-        try ConfigFile.apply(bytes, path: configPath, to: &settings)
+        explained.fromFile = try ConfigFile.apply(bytes, path: configPath, to: &explained.settings)
     }
     for flag in flags {
-        try settings.set(flag.name, to: .string(flag.value))
+        try explained.settings.set(flag.name, to: .string(flag.value))
+        explained.fromFlags.insert(flag.name)
     }
     // Key names are the kernel's: libevdev knows them all.
-    for name in settings.input.keys.keys.sorted() where keyCode(named: name) == nil {
-        throw SettingError(setting: "keys", value: name, reason: "the kernel has no key named \(name); use the names evtest shows, e.g. KEY_F5")
+    for name in explained.settings.input.keys.keys.sorted() where keyCode(named: name) == nil {
+        let error = SettingError(setting: "keys", value: name, reason: "the kernel has no key named \(name); use the names evtest shows, e.g. KEY_F5")
+        guard let configPath, let line = explained.fromFile["keys"] else { throw error }
+        throw ConfigFile.Error(path: configPath, message: "line \(line): \(error.description)")
     }
-    return settings
+    return explained
+}
+
+/// What `kioskd check-config` prints: the effective configuration as a
+/// config file, every setting on its own line, marked with where its value
+/// comes from (the file and its line, a flag, or the default). It is valid
+/// TOML: an operator can start a config file from it.
+public func describeConfiguration(_ explained: ExplainedSettings, file: String?) -> String {
+    var lines = ["# kioskd \(KioskVersion.current): the configuration \(file.map { "from \($0)" } ?? "of the defaults"); it is valid"]
+    let rows = KioskSettings.names.map { name -> (setting: String, origin: String) in
+        let origin = explained.fromFlags.contains(name) ? "flag"
+            : explained.fromFile[name].map { "line \($0)" } ?? "default"
+        guard let value = explained.settings.writtenValue(of: name) else {
+            return ("# \(name): \(KioskSettings.unwrittenDefault(of: name))", origin)
+        }
+        return ("\(name) = \(value.toml)", origin)
+    }
+    let width = min(48, rows.map(\.setting.count).max() ?? 0)
+    for row in rows {
+        let padding = String(repeating: " ", count: max(1, width - row.setting.count + 1))
+        lines.append(row.setting + padding + "# " + row.origin)
+    }
+    return lines.joined(separator: "\n") + "\n"
 }
 
 /// The keys the show obeys: the defaults with the config's `[keys]` on top

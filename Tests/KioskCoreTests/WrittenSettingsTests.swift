@@ -1,0 +1,50 @@
+import KioskCore
+import Testing
+
+@Suite struct WrittenSettingsTests {
+    /// Settings unlike the defaults in every way the file can say.
+    static func unusual() throws -> KioskSettings {
+        var settings = KioskSettings()
+        let values: [(String, SettingValue)] = [
+            ("images", .string("/srv/photos \"lobby\"")), ("image_width", .integer(1200)), ("spacing", .string("2.5%")),
+            ("slot_height", .string("80%")), ("background", .string("0a0B0c")), ("device", .string("/dev/dri/card1")),
+            ("connector", .string("HDMI-A-1")), ("mode", .string("1920x1080@60")), ("rotation", .integer(270)),
+            ("exif_rotate", .boolean(false)), ("cache_mb", .integer(48)), ("interval", .float(12.5)),
+            ("transition", .string("0.6")), ("easing", .string("linear")), ("display", .string("headless")),
+            ("size", .string("800x480")), ("socket", .string("none")), ("socket_group", .string("kiosk")),
+            ("input", .list([.string("/dev/input/event3"), .string("usb-Panel-event-if00")])), ("grab", .boolean(true)),
+            ("tap_zones", .boolean(false)), ("resume_after", .integer(45)), ("calibration", .string("0 1 0 -1 0 1")),
+            ("keys", .table(["KEY_F5": .string("next"), "BTN_LEFT": .string("pause")])),
+        ]
+        for (name, value) in values { try settings.set(name, to: value) }
+        return settings
+    }
+
+    /// What check-config prints, set back, gives the same settings: for the
+    /// defaults and for settings unlike them in every way.
+    @Test func everyWrittenValueSetsBackTheSameSettings() throws {
+        for settings in [KioskSettings(), try Self.unusual()] {
+            for name in KioskSettings.names {
+                guard let value = settings.writtenValue(of: name) else { continue }
+                var copy = settings
+                try copy.set(name, to: value)
+                #expect(copy == settings, "\(name) = \(value.toml)")
+            }
+        }
+        #expect(KioskSettings.names.filter { KioskSettings().writtenValue(of: $0) == nil } == ["images", "slot_height", "socket_group"])
+        #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
+    }
+
+    @Test func valuesAreWrittenAsTOML() throws {
+        let settings = try Self.unusual()
+        #expect(settings.writtenValue(of: "images")?.toml == #""/srv/photos \"lobby\"""#)
+        #expect(settings.writtenValue(of: "image_width")?.toml == "1200")
+        #expect(settings.writtenValue(of: "spacing")?.toml == #""2.5%""#)
+        #expect(settings.writtenValue(of: "background")?.toml == #""0A0B0C""#)
+        #expect(settings.writtenValue(of: "input")?.toml == #"["/dev/input/event3", "usb-Panel-event-if00"]"#)
+        #expect(settings.writtenValue(of: "keys")?.toml == #"{ BTN_LEFT = "pause", KEY_F5 = "next" }"#)
+        #expect(settings.writtenValue(of: "calibration")?.toml == "[0.0, 1.0, 0.0, -1.0, 0.0, 1.0]")
+        #expect(SettingValue.string("a\tb\u{1}").toml == #""a\tb\u0001""#)
+        #expect(SettingValue.table(["two words": .integer(1)]).toml == #"{ "two words" = 1 }"#)
+    }
+}
