@@ -15,3 +15,39 @@ public func directoryEntryNames(_ path: String) throws(SystemCallError) -> [[UIn
     }
     return names
 }
+
+/// What a folder entry is, as `readdir`'s `d_type` says without a `stat`.
+public enum DirectoryEntryKind: Sendable {
+    case file, folder, link
+    /// A device, a FIFO, a socket.
+    case other
+    /// The file system does not say (some network and FUSE file systems): `stat` it.
+    case unknown
+}
+
+/// Calls `body` with each entry of folder `path` (not `.` and `..`): its
+/// name's bytes, valid only during the call, and its kind. One `opendir`,
+/// `readdir` until the end; no allocation per entry.
+public func forEachDirectoryEntry(
+    _ path: String, _ body: (UnsafeBufferPointer<UInt8>, DirectoryEntryKind) -> Void
+) throws(SystemCallError) {
+    guard let directory = opendir(path) else { throw .last("opendir", path: path) }
+    defer { closedir(directory) }
+    while let entry = readdir(directory) {
+        let kind: DirectoryEntryKind
+        switch Int32(entry.pointee.d_type) {
+        case Int32(DT_REG): kind = .file
+        case Int32(DT_DIR): kind = .folder
+        case Int32(DT_LNK): kind = .link
+        case Int32(DT_UNKNOWN): kind = .unknown
+        default: kind = .other
+        }
+        withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let length = bytes.firstIndex(of: 0) ?? bytes.count
+            if length == 1 && bytes[0] == UInt8(ascii: ".") { return }
+            if length == 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == UInt8(ascii: ".") { return }
+            body(UnsafeBufferPointer(rebasing: bytes[..<length]), kind)
+        }
+    }
+}

@@ -154,26 +154,3 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         #expect(error?.description.contains("No such file or directory") == true)
     }
 }
-
-@Suite struct ImageFolderTests {
-    @Test func listsPicturesInNaturalOrderAndExplainsTheRest() throws {
-        let folder = try ScratchFolder()
-        for name in ["b.jpg", "B.JPG", "10.jpeg", "9.png", "a.Jpeg", "IMG_10.jpg", "img_2.jpg", "notes.txt", ".DS_Store", "README"] {
-            try folder.write(name, [1])
-        }
-        try FileManager.default.createDirectory(atPath: folder.path + "/old", withIntermediateDirectories: false)
-        let listing = try ImageFolder(listing: folder.path)
-        // Numbers as numbers, letters without case (B.JPG and b.jpg tie: byte order, capital first).
-        #expect(listing.pictures.map { ($0 as NSString).lastPathComponent }
-                == ["9.png", "10.jpeg", "a.Jpeg", "B.JPG", "b.jpg", "img_2.jpg", "IMG_10.jpg"])
-        #expect(listing.ignored.count == 3)
-        #expect(listing.ignored.contains { $0.hasSuffix("/notes.txt: not a .jpg, .jpeg or .png file") })
-        #expect(listing.ignored.contains { $0.hasSuffix("/README: not a .jpg, .jpeg or .png file") })
-        #expect(listing.ignored.contains { $0.hasSuffix("/old: subfolders are not searched") })
-    }
-
-    @Test func aMissingFolderIsAClearError() {
-        let error = #expect(throws: ImageFileError.self) { try ImageFolder(listing: "/nonexistent/kioskd-photos") }
-        #expect(error?.reason == .system(SystemCallError("opendir", errno: ENOENT)))
-    }
-}

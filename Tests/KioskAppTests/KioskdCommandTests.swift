@@ -103,7 +103,8 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                 .deletingLastPathComponent()
             let binary = buildFolder.appendingPathComponent("kioskd").path
-            let kioskdArguments = ["--display", "headless", "--size", "320x180", "--images", demoImages, "--verbose"]
+            let kioskdArguments = ["--display", "headless", "--size", "320x180", "--verbose"]
+                + (arguments.contains("--images") ? [] : ["--images", demoImages])
                 + (arguments.contains("--socket") ? [] : ["--socket", socket]) + arguments
             if let user {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")

@@ -42,7 +42,7 @@ import Testing
         run.run(until: 1.5)
         #expect(run.show.pictures.pictures.playlist.files.last == folder.path + "/d.png")
         #expect(run.show.centredItem == 2)   // d.png, now the third file
-        #expect(run.events.contains(.playlistChanged(count: 3)))
+        #expect(run.events.contains(.playlistChanged(count: 3, added: 0, removed: 1)))
         #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
     }
 }

@@ -31,6 +31,11 @@ final class InlineDecoder: PictureDecoder {
         finished = []
         done = []
     }
+
+    func forget(_ paths: Set<String>) {
+        finished.removeAll { paths.contains($0.path) }
+        done.subtract(paths)
+    }
 }
 
 /// The daemon's show on a headless screen, with time simulated: the run

@@ -231,7 +231,7 @@ private final class Answers {
         #expect(ShowEvent.pictureCentred(item: 3, file: "/srv/pictures/04.jpg").watchLine == ["event": "picture", "index": 3, "file": "04.jpg"])
         #expect(ShowEvent.paused.watchLine == ["event": "pause"])
         #expect(ShowEvent.resumed.watchLine == ["event": "resume"])
-        #expect(ShowEvent.playlistChanged(count: 7).watchLine == ["event": "playlist", "count": 7])
+        #expect(ShowEvent.playlistChanged(count: 7, added: 2, removed: 0).watchLine == ["event": "playlist", "count": 7, "added": 2, "removed": 0])
         #expect(ShowEvent.settingsApplied.watchLine == nil)
     }
 

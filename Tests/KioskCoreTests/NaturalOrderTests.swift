@@ -42,3 +42,15 @@ import Testing
         }
     }
 }
+
+@Suite struct NaturalPathOrderTests {
+    /// Subfolders play in the same order as files, folder by folder: all of
+    /// `2024/` before `2024 summer/`, and `trip 2/` before `trip 10/`.
+    @Test func pathsCompareFolderByFolder() {
+        let paths = ["/p/trip 10/a.jpg", "/p/2024 summer/a.jpg", "/p/trip 2/b.jpg", "/p/2024/z.jpg", "/p/2024.jpg", "/p/trip 2/A1.jpg"]
+        #expect(paths.sorted { NaturalOrder.precedes(path: $0, $1) } == [
+            "/p/2024/z.jpg", "/p/2024 summer/a.jpg", "/p/2024.jpg", "/p/trip 2/A1.jpg", "/p/trip 2/b.jpg", "/p/trip 10/a.jpg",
+        ])
+        #expect(!NaturalOrder.precedes(path: "/p/a.jpg", "/p/a.jpg"))
+    }
+}

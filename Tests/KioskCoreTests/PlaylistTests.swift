@@ -5,14 +5,6 @@ import Testing
 /// Floor division: the lap of the loop slot `k` is on.
 private func lap(_ slot: Int, _ count: Int) -> Int { Int((Double(slot) / Double(count)).rounded(.down)) }
 
-/// What should be in the centre after a change: the centred file if it
-/// stayed, else the first file after it (in the old cyclic order) that stayed.
-private func expectedCentre(was centred: String, old: [String], new: [String]) -> String? {
-    let staying = Set(new)
-    let start = old.firstIndex(of: centred)!
-    return (0..<old.count).lazy.map { old[(start + $0) % old.count] }.first { staying.contains($0) }
-}
-
 @Suite struct PlaylistTests {
     /// `status`, `goto` and `watch` name pictures by file name, never by path.
     @Test(arguments: [
@@ -25,14 +17,16 @@ private func expectedCentre(was centred: String, old: [String], new: [String]) -
 
     let files = ["a", "b", "c", "d", "e"]
 
-    @Test func insertingBeforeTheCentreKeepsTheCentredFileOnEveryLap() {
+    @Test func anAddedFileTakesItsPlaceInNaturalOrderAndTheCentreStays() {
         for slot in -12...12 {
-            for position in 0...files.count {
+            for name in ["0", "a1", "b2", "c10", "dd", "z"] {
                 var playlist = Playlist(files)
                 let centred = playlist.file(forSlot: slot)
-                let newSlot = playlist.insert("new", at: position, keepingSlot: slot)
-                #expect(playlist.file(forSlot: newSlot) == centred, "slot \(slot), insert at \(position)")
-                #expect(lap(newSlot, 6) == lap(slot, 5), "slot \(slot) jumped a lap")
+                let edit = playlist.apply(PlaylistChange(added: [PlaylistEntry(name)]), keepingSlot: slot)
+                #expect(playlist.files == (files + [name]).sorted { NaturalOrder.precedes(path: $0, $1) })
+                #expect(playlist.file(forSlot: edit.slot) == centred, "slot \(slot), adding \(name)")
+                #expect(lap(edit.slot, 6) == lap(slot, 5), "slot \(slot) jumped a lap")
+                #expect(edit.added == [playlist.item(of: name)!] && edit.removed.isEmpty)
             }
         }
     }
@@ -43,54 +37,72 @@ private func expectedCentre(was centred: String, old: [String], new: [String]) -
         #expect(playlist.files == ["a", "b", "d", "e"])
         #expect(playlist.file(forSlot: slot) == "d")
         #expect(lap(slot, 4) == 1)
+        // The last file of a lap: the next picture is the first of the next lap.
+        var batch = Playlist(files)
+        let edit = batch.apply(PlaylistChange(removed: ["e"]), keepingSlot: 9)   // slot 9 shows "e"
+        #expect(batch.file(forSlot: edit.slot) == "a" && lap(edit.slot, 4) == 2)
+        #expect(edit.removed == [4])
     }
 
     @Test func theFirstFileIntoAnEmptyPlaylistTakesTheCentre() {
         var playlist = Playlist()
-        let slot = playlist.insert("a", at: 0, keepingSlot: 3)
-        #expect(playlist.file(forSlot: slot) == "a")
+        let edit = playlist.apply(PlaylistChange(added: [PlaylistEntry("a")]), keepingSlot: 3)
+        #expect(playlist.file(forSlot: edit.slot) == "a")
+    }
+
+    @Test func aRewrittenFileStaysAndAFileWithANewRankMoves() {
+        var playlist = Playlist(entries: files.enumerated().map { PlaylistEntry($1, rank: Int64($0) * 10) })
+        let same = playlist.apply(PlaylistChange(added: [PlaylistEntry("c", rank: 20)]), keepingSlot: 2)
+        #expect(same.isEmpty && same.slot == 2)
+        // "c" taken later: it moves to the end, and keeps the centre where it went.
+        let moved = playlist.apply(PlaylistChange(added: [PlaylistEntry("c", rank: 99)]), keepingSlot: 2)
+        #expect(playlist.files == ["a", "b", "d", "e", "c"])
+        #expect(moved.removed == [2] && moved.added == [4])
+        #expect(playlist.file(forSlot: moved.slot) == "c")
+        #expect(playlist.item(of: "c") == 4 && playlist.item(of: "zz") == nil)
     }
 
     @Test func replacingWithANewOrderKeepsTheCentredFile() {
         var playlist = Playlist(files)
-        let slot = playlist.replace(with: ["e", "d", "x", "c", "b", "a"], keepingSlot: -4)   // -4 shows "b"
-        #expect(playlist.file(forSlot: slot) == "b")
-        #expect(lap(slot, 6) == -1)
+        let ranked = ["e", "d", "x", "c", "b", "a"].enumerated().map { PlaylistEntry($1, rank: Int64($0)) }
+        let edit = playlist.replace(with: ranked, keepingSlot: -4)   // -4 shows "b"
+        #expect(playlist.files == ["e", "d", "x", "c", "b", "a"])
+        #expect(playlist.file(forSlot: edit.slot) == "b")
+        #expect(lap(edit.slot, 6) == -1)
     }
 
-    /// Any sequence of insertions, removals and rescans, from any slot: the
-    /// centred file stays in the centre while it exists, otherwise the next
-    /// surviving file takes it, and the strip never jumps round the loop.
-    @Test func theCentreSurvivesAnySequenceOfChanges() async {
-        let change = Gen.int(in: 0...99).array(of: 1...12)
-        await propertyCheck(count: 300, input: change, Gen.int(in: -30...30), Gen.int(in: 1...8)) { steps, start, size in
+    /// Any sequence of batches (files added and removed, one at a time or a
+    /// thousand at once, rescans), from any slot: the list stays in order,
+    /// holds exactly the files that should be there, the centred file stays
+    /// in the centre while it exists, otherwise the next file in the new
+    /// order takes it, and the strip never jumps round the loop.
+    @Test func theCentreSurvivesAnyBatchOfChanges() async {
+        let batch = Gen.int(in: 0...999).array(of: 1...40)
+        await propertyCheck(count: 300, input: batch.array(of: 1...6), Gen.int(in: -30...30), Gen.int(in: 0...30)) { batches, start, size in
             var playlist = Playlist((0..<size).map { "f\($0)" })
+            var present = Set(playlist.files)
             var slot = start
-            var made = size
-            for step in steps {
+            for numbers in batches {
                 let before = playlist.files
                 let centred = playlist.file(forSlot: slot)
                 let oldLap = before.isEmpty ? nil : lap(slot, before.count)
-                switch step % 3 {
-                case 0:
-                    made += 1
-                    slot = playlist.insert("f\(made)", at: step % (before.count + 1), keepingSlot: slot)
-                case 1 where !before.isEmpty:
-                    slot = playlist.remove(at: step % before.count, keepingSlot: slot)
-                default:
-                    // A rescan: some files gone, one new, the order reversed.
-                    made += 1
-                    let kept = before.enumerated().filter { ($0.offset + step) % 4 != 0 }.map(\.element)
-                    slot = playlist.replace(with: (kept + ["f\(made)"]).reversed(), keepingSlot: slot)
-                }
-                if let centred, let expected = expectedCentre(was: centred, old: before, new: playlist.files) {
-                    #expect(playlist.file(forSlot: slot) == expected, "\(before) -> \(playlist.files), slot \(slot)")
-                    // Never a jump round the loop; the file after the last
-                    // of a lap is the first of the next.
-                    if let oldLap {
-                        let laps = playlist.files.contains(centred) ? [oldLap] : [oldLap, oldLap + 1]
-                        #expect(laps.contains(lap(slot, playlist.count)), "\(before) -> \(playlist.files)")
-                    }
+                // Even numbers name a file to add, odd ones a file to remove (present or not).
+                let change = PlaylistChange(
+                    removed: numbers.filter { $0 % 2 == 1 }.map { "f\($0 / 2)" },
+                    added: numbers.filter { $0 % 2 == 0 }.map { PlaylistEntry("f\($0 / 2)") })
+                present.subtract(change.removed)
+                present.formUnion(change.added.map(\.path))
+                let edit = playlist.apply(change, keepingSlot: slot)
+                slot = edit.slot
+                #expect(playlist.files == present.sorted { NaturalOrder.precedes(path: $0, $1) })
+                #expect(edit.removed.map { before[$0] }.allSatisfy { !playlist.files.contains($0) || change.added.contains(PlaylistEntry($0)) })
+                #expect(Set(edit.added.map { playlist.files[$0] }) == Set(playlist.files).subtracting(before))
+                guard let centred, !playlist.isEmpty else { continue }
+                let next = playlist.files.first { !NaturalOrder.precedes(path: $0, centred) } ?? playlist.files[0]
+                #expect(playlist.file(forSlot: slot) == next, "\(before) -> \(playlist.files), slot \(slot)")
+                if let oldLap {
+                    let wrapped = !playlist.files.contains(centred) && NaturalOrder.precedes(path: playlist.files.last!, centred)
+                    #expect(lap(slot, playlist.count) == oldLap + (wrapped ? 1 : 0), "\(before) -> \(playlist.files)")
                 }
             }
         }

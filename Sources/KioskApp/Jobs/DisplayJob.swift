@@ -70,10 +70,19 @@ public struct DisplayJob {
             }
         }
         defer { drm?.restore() }
+        guard let images = settings.images else { throw .setup(.noImageFolder) }
+        let watcher: FolderWatcher
+        do { watcher = try FolderWatcher(root: images, settings: settings.folder) } catch { throw .setup(.folder(error)) }
+        defer { watcher.stop() }
+        let listing = FolderListing(entries: watcher.firstListing ?? [], notes: watcher.firstNotes)
         let assembly: ShowAssembly
-        do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize) } catch { throw .setup(error) }
+        do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize, listing: listing) } catch { throw .setup(error) }
         log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
-        assembly.notes.forEach(log)
+        if watcher.firstListing == nil {
+            log("the picture folder \(images) does not exist (yet): showing the background until it appears")
+        } else {
+            assembly.notes.forEach(log)
+        }
         let control = try openControlSocket()
 
         let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe) }
@@ -89,6 +98,7 @@ public struct DisplayJob {
         let reason = try system { () throws(SystemCallError) in
             let loop = try ShowLoop(controller: controller, decoder: worker)
             try loop.add(signals)
+            try loop.add(FolderSource(watcher: watcher))
             if let control { try loop.add(control) }
             try loop.add(InputSource(
                 settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,

@@ -11,6 +11,13 @@ import Glibc
 enum DecodeOutcome: Sendable {
     case decoded(path: String, picture: RasterImage)
     case failed(ImageFileError)
+
+    var path: String {
+        switch self {
+        case .decoded(let path, _): return path
+        case .failed(let error): return error.path
+        }
+    }
 }
 
 /// How a file becomes a picture for the show: the loader's settings
@@ -34,6 +41,9 @@ protocol PictureDecoder: AnyObject {
     func takeFinished() -> [DecodeOutcome]
     /// Decodes with `recipe` from now on; outcomes of the old one are dropped.
     func use(_ recipe: PictureRecipe)
+    /// The files at `paths` were rewritten: a decode of the old contents,
+    /// finished or in progress, is dropped (the show asks again).
+    func forget(_ paths: Set<String>)
 }
 
 /// Decodes pictures on its own thread so the run loop never waits for a disk
@@ -55,6 +65,8 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         var generation = 0
         var queue: [String] = []
         var inProgress: String?
+        /// The file in progress was rewritten meanwhile: its outcome is dropped.
+        var inProgressStale = false
         var finished: [DecodeOutcome] = []
         var stopping = false
     }
@@ -104,6 +116,13 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         }
     }
 
+    func forget(_ paths: Set<String>) {
+        state.withLock { state in
+            state.finished.removeAll { paths.contains($0.path) }
+            if let path = state.inProgress, paths.contains(path) { state.inProgressStale = true }
+        }
+    }
+
     /// The outcomes finished since the last call. Never waits.
     func takeFinished() -> [DecodeOutcome] {
         ready.take()
@@ -125,6 +144,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                 guard !state.queue.isEmpty else { return .sleep }
                 let path = state.queue.removeFirst()
                 state.inProgress = path
+                state.inProgressStale = false
                 return .decode(path, state.decode, generation: state.generation)
             }
             switch next {
@@ -136,7 +156,8 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                 let outcome = decode(path)
                 let kept = state.withLock { state in
                     guard state.generation == generation else { return false }
-                    state.inProgress = nil
+                    defer { state.inProgress = nil }
+                    if state.inProgressStale { return false }
                     state.finished.append(outcome)
                     return true
                 }

@@ -47,20 +47,27 @@ struct DecodedPictures {
         case .decoded(let path, let picture):
             return cache.insert(picture, bytes: picture.pixels.count * 4, for: path) ? .stored(path: path) : .discarded
         case .failed(let error):
-            return playlist.files.contains(error.path) ? .refused(error) : .discarded
+            return playlist.contains(error.path) ? .refused(error) : .discarded
         }
     }
 
     /// Removes `path` from the playlist; returns the slot that now shows what
     /// `slot` showed, or nil if the file was not in it.
     mutating func remove(_ path: String, keepingSlot slot: Int) -> Int? {
-        guard let item = playlist.files.firstIndex(of: path) else { return nil }
+        guard let item = playlist.item(of: path) else { return nil }
         return playlist.remove(at: item, keepingSlot: slot)
     }
 
-    /// A new list of files (a reload); returns the slot that now shows what `slot` showed.
-    mutating func replacePlaylist(with files: [String], keepingSlot slot: Int) -> Int {
-        playlist.replace(with: files, keepingSlot: slot)
+    /// Files that arrived, were rewritten or left (``Playlist/apply(_:keepingSlot:)``).
+    /// A rewritten file's picture is stale: it is dropped, to be decoded again.
+    mutating func apply(_ change: PlaylistChange, keepingSlot slot: Int) -> PlaylistEdit {
+        for entry in change.added { cache.forget(entry.path) }
+        return playlist.apply(change, keepingSlot: slot)
+    }
+
+    /// A new list of files (a rescan, a reload); returns the slot that now shows what `slot` showed.
+    mutating func replacePlaylist(with entries: [PlaylistEntry], keepingSlot slot: Int) -> PlaylistEdit {
+        playlist.replace(with: entries, keepingSlot: slot)
     }
 
     /// Decodes in line until every picture in `items` is held: what a

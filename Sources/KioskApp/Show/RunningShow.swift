@@ -112,7 +112,38 @@ final class RunningShow {
             emit(.pictureRefused(file: error.path, reason: error.why))
             if let slot = pictures.pictures.remove(error.path, keepingSlot: schedule.target) { renumber(as: slot) }
         }
-        playlistChanged(at: now)
+        playlistChanged(at: now, removed: arrivals.refused.count)
+    }
+
+    /// The picture folder changed (news from the ``FolderWatcher``, in the
+    /// order it happened): the playlist follows, the centred picture keeps
+    /// its place (or the next one takes it), and rewritten files are
+    /// decoded again. A folder that is gone empties the playlist: the
+    /// background shows until it is back.
+    func folderChanged(_ news: [FolderNews], at now: Double) {
+        var added = 0, removed = 0
+        for item in news {
+            var decoded = pictures.pictures
+            let edit: PlaylistEdit
+            switch item {
+            case .changes(let change):
+                decoder.forget(Set(change.added.map(\.path)))
+                edit = decoded.apply(change, keepingSlot: schedule.target)
+            case .listing(let entries, _):
+                edit = decoded.replacePlaylist(with: entries, keepingSlot: schedule.target)
+            case .folderLeft(let folder):
+                edit = decoded.apply(PlaylistChange(removed: decoded.playlist.files(under: folder)), keepingSlot: schedule.target)
+            case .folderGone:
+                edit = decoded.replacePlaylist(with: [], keepingSlot: schedule.target)
+            case .note:
+                continue
+            }
+            pictures.pictures = decoded
+            renumber(as: edit.slot)
+            added += edit.added.count
+            removed += edit.removed.count
+        }
+        if added + removed > 0 { playlistChanged(at: now, added: added, removed: removed) }
     }
 
     /// New settings or a new folder listing (a reload): the layout, the
@@ -121,8 +152,8 @@ final class RunningShow {
     /// next one takes its place. The screen stays.
     func reassemble(_ assembly: ShowAssembly, at now: Double) {
         schedule.apply(assembly.settings.motion)
-        let slot = pictures.pictures.replacePlaylist(with: assembly.playlist.files, keepingSlot: schedule.target)
-        renumber(as: slot)
+        let edit = pictures.pictures.replacePlaylist(with: assembly.playlist.entries, keepingSlot: schedule.target)
+        renumber(as: edit.slot)
         if assembly.recipe != recipe || assembly.layout.cacheBudget != layout.cacheBudget {
             // Pictures fitted to the old slot or made the old way are stale.
             recipe = assembly.recipe
@@ -135,7 +166,7 @@ final class RunningShow {
         }
         layout = assembly.layout
         emit(.settingsApplied)
-        playlistChanged(at: now)
+        playlistChanged(at: now, added: edit.added.count, removed: edit.removed.count)
     }
 
     /// Starts a due slide and draws a frame if one is wanted and the screen
@@ -203,9 +234,9 @@ final class RunningShow {
         pictures.position += delta
     }
 
-    private func playlistChanged(at now: Double) {
+    private func playlistChanged(at now: Double, added: Int = 0, removed: Int = 0) {
         frameNeeded = true
-        emit(.playlistChanged(count: pictures.pictures.playlist.count))
+        emit(.playlistChanged(count: pictures.pictures.playlist.count, added: added, removed: removed))
         requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
     }
 

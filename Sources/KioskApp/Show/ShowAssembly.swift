@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// Settings and a panel, made into everything a show is built from: the
 /// layout, the folder's playlist, how files become pictures, and the lines
@@ -19,18 +20,22 @@ struct ShowAssembly {
     /// For the log: the layout's notes, files that are not shown, an empty folder.
     let notes: [String]
 
-    init(settings: KioskSettings, panel: PixelSize) throws(ShowSetupError) {
+    /// `listing`: the folder as the daemon's ``FolderWatcher`` found it;
+    /// without one the folder is listed here (a snapshot, the benchmark).
+    init(settings: KioskSettings, panel: PixelSize, listing given: FolderListing? = nil) throws(ShowSetupError) {
         guard let images = settings.images else { throw .noImageFolder }
-        let folder: ImageFolder
+        let listing: FolderListing
         do { layout = try ShowLayout(settings: settings, panel: panel) } catch { throw .setting(error) }
-        do { folder = try ImageFolder(listing: images) } catch { throw .folder(error) }
+        if let given { listing = given } else {
+            do { listing = try FolderListing(folder: images, settings: settings.folder) } catch { throw .folder(error) }
+        }
         self.settings = settings
         self.panel = panel
-        playlist = Playlist(folder.pictures)
+        playlist = Playlist(entries: listing.entries)
         recipe = PictureRecipe(
             loader: PictureLoader(background: settings.layout.background, exifRotate: settings.exifRotate),
             slot: layout.geometry.slotSize)
-        notes = layout.notes + folder.ignored + (folder.pictures.isEmpty ? [Self.emptyNote(settings)] : [])
+        notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : [])
     }
 
     /// The playlist with an empty cache of the layout's budget.
@@ -52,7 +57,7 @@ struct ShowAssembly {
 public enum ShowSetupError: Error, CustomStringConvertible {
     case noImageFolder
     case setting(SettingError)
-    case folder(ImageFileError)
+    case folder(SystemCallError)
 
     public var description: String {
         switch self {

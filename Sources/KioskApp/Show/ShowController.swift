@@ -40,6 +40,12 @@ final class ShowController {
         show.command(command, at: clock(), sensedAt: sensedAt)
     }
 
+    /// The picture folder changed.
+    func folderChanged(_ news: [FolderNews]) {
+        commandsPerformed += 1
+        show.folderChanged(news, at: clock())
+    }
+
     /// New settings or a new folder listing (a reload), the show keeping its place.
     func reassemble(_ assembly: ShowAssembly) {
         commandsPerformed += 1

@@ -11,9 +11,17 @@ extension ShowEvent {
             return verbose ? "picture \(item) in the centre: \(file)" : nil
         case .pictureRefused(let file, let reason):
             return "skipping \(file): \(reason)"
-        case .playlistChanged(let count):
+        case .playlistChanged(let count, let added, let removed):
             if count == 0 { return "no picture in the folder can be shown: showing the background only" }
-            return verbose ? "\(count) picture(s) in the playlist" : nil
+            guard verbose else { return nil }
+            let changes = [added > 0 ? "\(added) added" : nil, removed > 0 ? "\(removed) removed" : nil].compactMap { $0 }
+            return "\(count) picture(s) in the playlist" + (changes.isEmpty ? "" : " (" + changes.joined(separator: ", ") + ")")
+        case .folderGone(let folder):
+            return "the picture folder \(folder) is gone (unmounted, moved or deleted): showing the background until it is back"
+        case .folderBack(let folder, let count):
+            return "the picture folder \(folder) is back: \(count) picture(s)"
+        case .folderNote(let line):
+            return line
         case .settingsApplied:
             return "settings applied"
         case .paused:

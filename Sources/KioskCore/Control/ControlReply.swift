@@ -94,10 +94,13 @@ extension ShowEvent {
             return ["event": "picture", "index": .int(item), "file": .string(Playlist.fileName(of: path))]
         case .paused: return ["event": "pause"]
         case .resumed: return ["event": "resume"]
-        case .playlistChanged(let count): return ["event": "playlist", "count": .int(count)]
+        case .playlistChanged(let count, let added, let removed):
+            return ["event": "playlist", "count": .int(count), "added": .int(added), "removed": .int(removed)]
+        case .folderGone: return ["event": "folder_gone"]
+        case .folderBack(_, let count): return ["event": "folder_back", "count": .int(count)]
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
-        case .ready, .pictureRefused, .settingsApplied, .stopped: return nil
+        case .ready, .pictureRefused, .settingsApplied, .stopped, .folderNote: return nil
         }
     }
 }

@@ -60,6 +60,9 @@ public struct ByteBoundedCache<Key: Hashable, Value> {
         return true
     }
 
+    /// Drops the value for `key` (stale: its file was rewritten); it stays wanted, so it is missing now.
+    public mutating func forget(_ key: Key) { remove(key) }
+
     private mutating func remove(_ key: Key) {
         if let old = entries.removeValue(forKey: key) { bytes -= old.bytes }
     }

@@ -5,9 +5,39 @@
 /// on the machine's locale. Names equal that way (`1.jpg` and `01.jpg`,
 /// `a.jpg` and `A.jpg`) fall back to fewer leading zeros first, then byte
 /// order: the order is total, the same on every machine and every run.
+///
+/// Paths compare folder by folder (``precedes(path:_:)``): everything in
+/// `2024/` plays before `2024 summer/`, each folder in the same order.
 public enum NaturalOrder {
     /// True when the name `a` comes before `b` (their bytes, UTF-8).
     public static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in precedes(a, b) } }
+    }
+
+    /// True when path `a` comes before path `b`: the first folder or file
+    /// name where they differ decides, by ``precedes(_:_:)``; a path that
+    /// ends first (a folder's own name) comes first.
+    public static func precedes(path a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in b.withUTF8 { b in precedes(path: a, b) } }
+    }
+
+    static func precedes(path a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let slash = UInt8(ascii: "/")
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            var endA = i, endB = j
+            while endA < a.count && a[endA] != slash { endA += 1 }
+            while endB < b.count && b[endB] != slash { endB += 1 }
+            let partA = UnsafeBufferPointer(rebasing: a[i..<endA]), partB = UnsafeBufferPointer(rebasing: b[j..<endB])
+            if !partA.elementsEqual(partB) { return precedes(partA, partB) }
+            i = endA + 1
+            j = endB + 1
+        }
+        return a.count - i < b.count - j
+    }
+
+    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0, j = 0
         var zerosA = 0, zerosB = 0
         while i < a.count && j < b.count {

@@ -54,6 +54,30 @@ public struct MotionSettings: Hashable, Sendable {
     public init() {}
 }
 
+/// The order pictures play in (`order`).
+public enum PictureOrder: String, Hashable, Sendable, CaseIterable {
+    /// File names in ``NaturalOrder`` (`IMG_2` before `IMG_10`), subfolders in the same order.
+    case name
+    /// Oldest modification time first.
+    case mtime
+    /// When the photo was taken (EXIF `DateTimeOriginal`), else its modification time.
+    case taken
+    /// A new random order for every round of the loop.
+    case shuffle
+}
+
+/// The picture folder, as the show watches it (`recursive`, `order`, `rescan_interval`).
+public struct FolderSettings: Hashable, Sendable {
+    /// Pictures in subfolders too, watched as they appear.
+    public var recursive = true
+    public var order: PictureOrder = .name
+    /// Seconds between rescans when the kernel cannot watch every folder
+    /// (the inotify watch limit): changes then show within this time.
+    public var rescanInterval: Double = 60
+
+    public init() {}
+}
+
 /// A value from the config file or the command line, before it is checked.
 public enum SettingValue: Hashable, Sendable {
     case string(String)
@@ -145,6 +169,7 @@ public struct KioskSettings: Hashable, Sendable {
     public var motion = MotionSettings()
     public var control = ControlSettings()
     public var input = InputSettings()
+    public var folder = FolderSettings()
 
     public init() {}
 
@@ -152,7 +177,7 @@ public struct KioskSettings: Hashable, Sendable {
     public static let names = [
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
-        "input", "grab", "tap_zones", "resume_after", "calibration", "keys",
+        "input", "grab", "tap_zones", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -191,6 +216,15 @@ public struct KioskSettings: Hashable, Sendable {
             input.grab = try Self.boolean(name, value)
         case "tap_zones":
             input.tapZones = try Self.boolean(name, value)
+        case "recursive":
+            folder.recursive = try Self.boolean(name, value)
+        case "order":
+            guard let order = PictureOrder(rawValue: value.written) else {
+                throw SettingError(setting: name, value: value.written, reason: "expected name, mtime, taken or shuffle")
+            }
+            folder.order = order
+        case "rescan_interval":
+            folder.rescanInterval = try Self.seconds(name, value, range: 1...86_400)
         case "resume_after":
             motion.resumeAfter = try Self.seconds(name, value, range: 0...86_400)
         case "input":

@@ -31,6 +31,9 @@ extension KioskSettings {
         case "resume_after": return .float(motion.resumeAfter)
         case "calibration": return .list(input.calibration.map(SettingValue.float))
         case "keys": return .table(input.keys.mapValues { .string($0.rawValue) })
+        case "recursive": return .boolean(folder.recursive)
+        case "order": return .string(folder.order.rawValue)
+        case "rescan_interval": return .float(folder.rescanInterval)
         default: return nil
         }
     }

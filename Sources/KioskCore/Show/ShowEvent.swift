@@ -28,8 +28,15 @@ public enum ShowEvent: Equatable, Sendable {
     case pictureCentred(item: Int, file: String)
     /// A file could not be shown and left the playlist.
     case pictureRefused(file: String, reason: String)
-    /// The playlist changed: files left (or, later, arrived); `count` is its new length.
-    case playlistChanged(count: Int)
+    /// The playlist changed: `added` files arrived and `removed` left (a
+    /// rewritten file that moved counts in both); `count` is its new length.
+    case playlistChanged(count: Int, added: Int, removed: Int)
+    /// The picture folder is gone (unmounted, deleted): the background shows until it is back.
+    case folderGone(folder: String)
+    /// The picture folder is back, with `count` pictures.
+    case folderBack(folder: String, count: Int)
+    /// Something about the folder worth a line (a rescan, the watch limit, files not shown).
+    case folderNote(String)
     /// The settings were applied again (a reload); the centred picture kept its place.
     case settingsApplied
     /// Automatic slides stopped (`pause`); manual moves still work.

@@ -1,0 +1,62 @@
+import CEXIF
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// When a photo was taken: the EXIF `DateTimeOriginal` tag, read with
+/// libexif (`order = "taken"`).
+public enum EXIFDateTaken {
+    /// Seconds since the epoch, the camera's clock read as the kiosk's
+    /// local time (EXIF stores no time zone), or nil when the file has no
+    /// readable date.
+    public static func read(_ jpeg: [UInt8]) -> Int64? {
+        let prefix = jpeg.prefix(EXIFOrientation.searchLimit)
+        let data = prefix.withUnsafeBufferPointer { bytes in exif_data_new_from_data(bytes.baseAddress, UInt32(bytes.count)) }
+        guard let data else { return nil }
+        defer { exif_data_unref(data) }
+        let exifIFD = withUnsafePointer(to: data.pointee.ifd) { ifds in
+            ifds.withMemoryRebound(to: UnsafeMutablePointer<ExifContent>?.self, capacity: Int(EXIF_IFD_COUNT.rawValue)) {
+                $0[Int(EXIF_IFD_EXIF.rawValue)]
+            }
+        }
+        guard let exifIFD, let entry = exif_content_get_entry(exifIFD, EXIF_TAG_DATE_TIME_ORIGINAL),
+              entry.pointee.format == EXIF_FORMAT_ASCII, let value = entry.pointee.data, entry.pointee.size >= 19
+        else { return nil }
+        return seconds(fromEXIF: Array(UnsafeBufferPointer(start: value, count: 19)))
+    }
+
+    /// The date of the JPEG at `path`, reading only its start (EXIF comes first); nil for any failure.
+    public static func read(file path: String) -> Int64? {
+        guard let file = try? FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: EXIFOrientation.searchLimit)
+        let count = bytes.withUnsafeMutableBytes { buffer in (try? file.read(into: buffer.baseAddress!, count: buffer.count)) ?? 0 }
+        return read(Array(bytes.prefix(count)))
+    }
+
+    /// `"YYYY:MM:DD HH:MM:SS"` as local time; nil when malformed (cameras write `"    :  :  "` for unknown).
+    static func seconds(fromEXIF text: [UInt8]) -> Int64? {
+        func number(_ range: Range<Int>) -> Int32? {
+            var value: Int32 = 0
+            for byte in text[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int32(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard text.count >= 19, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              year >= 1900, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var time = tm()
+        time.tm_year = year - 1900
+        time.tm_mon = month - 1
+        time.tm_mday = day
+        time.tm_hour = hour
+        time.tm_min = minute
+        time.tm_sec = second
+        time.tm_isdst = -1
+        let seconds = mktime(&time)
+        return seconds == -1 ? nil : Int64(seconds)
+    }
+}

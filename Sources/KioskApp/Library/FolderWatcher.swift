@@ -1,0 +1,404 @@
+import CLinux
+import KioskCore
+import Synchronization
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the folder's thread tells the show, in the order it happened.
+enum FolderNews: Equatable, Sendable {
+    /// The whole folder, listed again (a rescan, the folder back), sorted:
+    /// the playlist becomes this. `notes`: entries not shown, for the log.
+    case listing([PlaylistEntry], notes: [String])
+    /// Files that arrived, were rewritten, or left.
+    case changes(PlaylistChange)
+    /// A subfolder (its path ending in `/`) was deleted or moved away: every file under it left.
+    case folderLeft(String)
+    /// The picture folder itself is gone (unmounted, deleted, moved): the show waits for it.
+    case folderGone
+    /// A line for the operator's log.
+    case note(String)
+}
+
+/// Watches the picture folder with inotify, on its own thread, and hands
+/// the show what changed (``FolderNews``) through a descriptor the run loop
+/// polls, as the ``DecodeWorker`` hands over pictures: every `stat`,
+/// listing and EXIF read happens here, so a slow disk or a network share
+/// that stops answering never holds up a frame.
+///
+/// The rules (the README's "Live folder"):
+/// - A file joins when it is complete: when it is closed after writing, or
+///   renamed into place (rsync, `mv`), or created as a link. A file being
+///   copied is not shown until its copy is closed. One that is rewritten
+///   in place is decoded again.
+/// - A file deleted or renamed away leaves.
+/// - Subfolders (with `recursive`) are watched as they appear, and listed
+///   then, since files may already be in them.
+/// - Events are gathered into batches: news goes out once nothing has
+///   happened for ``quietTime``, or ``longestBatch`` after the first
+///   change of a batch, so a thousand files copied in arrive as a handful
+///   of batches, each shown with one animation.
+/// - When the kernel's event queue overflows (`IN_Q_OVERFLOW`), the whole
+///   folder is listed again. When the inotify watch limit is reached
+///   (`fs.inotify.max_user_watches`), the folder is listed again every
+///   `rescan_interval` seconds, with one line in the log.
+/// - When the picture folder itself goes (an unmounted USB stick, a share
+///   gone, the folder deleted), the show is told once; the thread then
+///   watches the folder above it and the mount table
+///   (`/proc/self/mountinfo`, which the kernel flags on every mount and
+///   unmount) and lists the folder again when it is back.
+final class FolderWatcher: @unchecked Sendable {
+    /// A batch goes out once nothing happened for this long...
+    static let quietTime = 0.1
+    /// ... or this long after its first change, however busy the folder is.
+    static let longestBatch = 0.5
+
+    let root: String
+    let files: PictureFiles
+    let recursive: Bool
+    let rescanInterval: Double
+
+    private let inotify: FileDescriptor
+    /// `/proc/self/mountinfo`, or -1 where it cannot be opened.
+    private let mounts: Int32
+    private let wake: EventCounter
+    private let ready: EventCounter
+    private let shared = Mutex(Shared())
+
+    private struct Shared {
+        var news: [FolderNews] = []
+        var stopping = false
+    }
+
+    // The thread's own state (also the initial walk's, before the thread starts).
+    /// Watch descriptor to the folder it watches (no trailing slash).
+    private var watched: [Int32: String] = [:]
+    private var rootWatch: Int32?
+    /// The watch limit was reached: list again every `rescanInterval`.
+    private var watchLimited = false
+    /// Tests: the most watches to add before acting as if the limit were reached.
+    private let watchLimit: Int
+    private var pending = PlaylistChange()
+    private var pendingSince: Double?
+    private var lastEvent = 0.0
+    private var nextRescan: Double?
+    /// While the folder is gone: the folder above it that is watched meanwhile.
+    private var waitingAbove: Int32?
+
+    /// The first listing of the folder, made while the watches were set up;
+    /// nil if the folder is not there (the show starts on the background and
+    /// the thread waits for it). `notes`: entries not shown.
+    private(set) var firstListing: [PlaylistEntry]?
+    private(set) var firstNotes: [String] = []
+
+    /// Poll this for readability: news is waiting (``take()``).
+    var readyFD: Int32 { ready.descriptor.rawValue }
+
+    /// Lists `root` and starts watching it. Throws when it exists but is not
+    /// a folder that can be read, the error an operator must fix.
+    init(
+        root: String, settings: FolderSettings, watchLimit: Int = .max
+    ) throws(SystemCallError) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        files = PictureFiles(order: settings.order)
+        recursive = settings.recursive
+        rescanInterval = settings.rescanInterval
+        self.watchLimit = watchLimit
+        inotify = FileDescriptor(owning: try retryingInterrupts("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
+        // The mount table: poll reports POLLPRI when anything is mounted or unmounted.
+        mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        wake = try EventCounter(nonBlocking: true)
+        ready = try EventCounter(nonBlocking: true)
+        if let listing = try Self.firstWalk(self) {
+            firstListing = listing.entries
+            firstNotes = listing.notes
+        } else {
+            waitAbove()
+        }
+        if watchLimited { nextRescan = MonotonicClock.now() + rescanInterval }
+        try startDetachedThread { [self] in work() }
+    }
+
+    private static func firstWalk(_ watcher: FolderWatcher) throws(SystemCallError) -> (entries: [PlaylistEntry], notes: [String])? {
+        do {
+            return try watcher.list()
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    deinit { if mounts >= 0 { close(mounts) } }
+
+    /// Asks the thread to end; it does within a poll.
+    func stop() {
+        shared.withLock { $0.stopping = true }
+        wake.signal()
+    }
+
+    /// The news since the last call. Never waits.
+    func take() -> [FolderNews] {
+        ready.take()
+        return shared.withLock { shared in
+            defer { shared.news = [] }
+            return shared.news
+        }
+    }
+
+    /// Waits up to `milliseconds` for news (tests; never the run loop).
+    func waitForNews(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
+
+    // MARK: The thread
+
+    private func work() {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: MemoryLayout<inotify_event>.alignment)
+        defer { buffer.deallocate() }
+        while !shared.withLock({ $0.stopping }) {
+            var descriptors = [
+                pollfd(fd: inotify.rawValue, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0),
+            ]
+            if mounts >= 0 { descriptors.append(pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)) }
+            _ = poll(&descriptors, nfds_t(descriptors.count), timeout(at: MonotonicClock.now()))
+            wake.take()
+            let now = MonotonicClock.now()
+            if descriptors[0].revents != 0 { readEvents(into: buffer, at: now) }
+            if descriptors.count > 2, descriptors[2].revents != 0 { mountsChanged() }
+            if let due = nextRescan, now >= due {
+                nextRescan = now + rescanInterval
+                relist()
+            }
+            if let since = pendingSince, now - lastEvent >= Self.quietTime || now - since >= Self.longestBatch {
+                send(.changes(pending))
+                pending = PlaylistChange()
+                pendingSince = nil
+            }
+        }
+    }
+
+    /// Milliseconds until the thread must wake with nothing to read: a batch to send, a rescan due.
+    private func timeout(at now: Double) -> Int32 {
+        var due: Double?
+        if let since = pendingSince { due = min(lastEvent + Self.quietTime, since + Self.longestBatch) }
+        if let rescan = nextRescan { due = min(due ?? rescan, rescan) }
+        guard let due else { return -1 }
+        return Int32(max(0, min(60_000, ((due - now) * 1000).rounded(.up))))
+    }
+
+    private func send(_ news: FolderNews) {
+        shared.withLock { $0.news.append(news) }
+        ready.signal()
+    }
+
+    private func readEvents(into buffer: UnsafeMutableRawPointer, at now: Double) {
+        while true {
+            let count = Glibc.read(inotify.rawValue, buffer, 64 << 10)
+            guard count > 0 else { return }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
+                let name = UnsafeBufferPointer(
+                    start: nameStart.assumingMemoryBound(to: UInt8.self), count: Int(event.len))
+                offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                handle(event, name: UnsafeBufferPointer(rebasing: name.prefix { $0 != 0 }), at: now)
+            }
+        }
+    }
+
+    private func handle(_ event: inotify_event, name: UnsafeBufferPointer<UInt8>, at now: Double) {
+        let mask = event.mask
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            send(.note("the folder changed faster than the kernel could report (inotify queue overflow): listing \(root) again"))
+            relist()
+            return
+        }
+        if let above = waitingAbove, event.wd == above {
+            // Something changed in the folder above the missing one: perhaps
+            // it is back, or a folder on the way to it appeared (watch that).
+            waitAbove()
+            return
+        }
+        guard let folder = watched[event.wd] else { return }
+        if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) != 0 {
+            if event.wd == rootWatch { rootGone() } else if mask & UInt32(IN_IGNORED) != 0 { watched[event.wd] = nil }
+            return
+        }
+        guard !name.isEmpty, !PictureFiles.isHidden(name), let text = String(validating: name, as: UTF8.self) else { return }
+        let path = folder + "/" + text
+        lastEvent = now
+        if mask & UInt32(IN_ISDIR) != 0 {
+            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                arrivedFolder(path)
+            } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                leftFolder(path)
+            }
+            return
+        }
+        if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+            remember(removed: path, at: now)
+        } else if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
+            // An empty file is a copy that has not begun (a tool that creates, closes and opens again).
+            var info = stat()
+            if PictureFiles.isPicture(name), stat(path, &info) == 0, info.st_size > 0, let entry = files.entry(path, info: info) {
+                remember(added: entry, at: now)
+            } else if mask & UInt32(IN_MOVED_TO) != 0 {
+                arrivedLink(path, at: now)   // a link to a folder renamed into place
+            }
+        } else if mask & UInt32(IN_CREATE) != 0 {
+            // A link (to a file or a folder) never gets IN_CLOSE_WRITE: it is complete at once.
+            arrivedLink(path, at: now)
+        }
+    }
+
+    /// A new entry that may be a link to a picture or a folder.
+    private func arrivedLink(_ path: String, at now: Double) {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK, stat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            arrivedFolder(path)
+        } else if PictureFiles.isPicture(Playlist.fileName(of: path)), let entry = files.entry(path, info: info) {
+            remember(added: entry, at: now)
+        }
+    }
+
+    private func arrivedFolder(_ path: String) {
+        guard recursive else { return }
+        // A loop: the new folder is (a link to) one of the folders it sits in.
+        var ancestors: Set<FolderIdentity> = []
+        var above = FolderWatch.parent(of: path)
+        while above.count >= root.count {
+            if let identity = FolderIdentity(above) { ancestors.insert(identity) }
+            above = FolderWatch.parent(of: above)
+        }
+        if let identity = FolderIdentity(path), ancestors.contains(identity) { return }
+        var walk = FolderWalk(files: files, recursive: true) { [unowned self] folder in self.watch(folder) }
+        do { try walk.walk(path, ancestors: ancestors) } catch { return }
+        for entry in walk.entries { remember(added: entry, at: lastEvent) }
+    }
+
+    private func leftFolder(_ path: String) {
+        let prefix = path + "/"
+        for (wd, folder) in watched where folder == path || folder.hasPrefix(prefix) {
+            inotify_rm_watch(inotify.rawValue, wd)
+            watched[wd] = nil
+        }
+        // What is pending under it goes with it; the show removes the rest.
+        pending.added.removeAll { $0.path.hasPrefix(prefix) }
+        pending.removed.removeAll { $0.hasPrefix(prefix) }
+        flushPending()
+        send(.folderLeft(prefix))
+    }
+
+    private func remember(added entry: PlaylistEntry, at now: Double) {
+        pending.removed.removeAll { $0 == entry.path }
+        pending.added.removeAll { $0.path == entry.path }
+        pending.added.append(entry)
+        if pendingSince == nil { pendingSince = now }
+    }
+
+    private func remember(removed path: String, at now: Double) {
+        pending.added.removeAll { $0.path == path }
+        pending.removed.append(path)
+        if pendingSince == nil { pendingSince = now }
+    }
+
+    /// Sends what is pending now (before news that must follow it).
+    private func flushPending() {
+        guard pendingSince != nil else { return }
+        if !pending.isEmpty { send(.changes(pending)) }
+        pending = PlaylistChange()
+        pendingSince = nil
+    }
+
+    // MARK: Listing
+
+    /// Lists the whole folder, watching every folder in it.
+    private func list() throws(SystemCallError) -> (entries: [PlaylistEntry], notes: [String]) {
+        for wd in watched.keys { inotify_rm_watch(inotify.rawValue, wd) }
+        watched = [:]
+        rootWatch = nil
+        var walk = FolderWalk(files: files, recursive: recursive) { [unowned self] folder in self.watch(folder) }
+        try walk.walk(root)
+        rootWatch = watched.first { $0.value == root }?.key
+        return (walk.entries.sorted(by: PlaylistEntry.precedes), walk.noteLines)
+    }
+
+    /// Lists the folder again and sends it whole, or says it is gone.
+    private func relist() {
+        pending = PlaylistChange()
+        pendingSince = nil
+        do {
+            let listing = try list()
+            if let above = waitingAbove {
+                inotify_rm_watch(inotify.rawValue, above)
+                waitingAbove = nil
+            }
+            send(.listing(listing.entries, notes: listing.notes))
+        } catch {
+            if waitingAbove == nil { rootGone() }
+        }
+    }
+
+    private func mountsChanged() {
+        // A mount over the folder (or under it) hides what the watches see: start again.
+        if waitingAbove != nil {
+            if FolderIdentity(root) != nil { relist() }
+        } else {
+            relist()
+        }
+    }
+
+    private func rootGone() {
+        for wd in watched.keys { inotify_rm_watch(inotify.rawValue, wd) }
+        watched = [:]
+        rootWatch = nil
+        pending = PlaylistChange()
+        pendingSince = nil
+        send(.folderGone)
+        waitAbove()
+    }
+
+    /// Watches the nearest existing folder above the missing one for it
+    /// (or a folder on the way to it) to appear; lists it if it is there.
+    private func waitAbove() {
+        if let above = waitingAbove {
+            inotify_rm_watch(inotify.rawValue, above)
+            waitingAbove = nil
+        }
+        var path = FolderWatch.parent(of: root)
+        while true {
+            let wd = inotify_add_watch(inotify.rawValue, path, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR))
+            if wd >= 0 {
+                waitingAbove = wd
+                break
+            }
+            guard path != "/" else { break }
+            path = FolderWatch.parent(of: path)
+        }
+        // It may have appeared before the watch was in place.
+        if FolderIdentity(root) != nil { relist() }
+    }
+
+    /// Starts watching `folder`; past the watch limit, says so once and rescans from then on.
+    private func watch(_ folder: String) {
+        let mask = UInt32(
+            IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
+                | IN_ONLYDIR | IN_EXCL_UNLINK)
+        let wd = watched.count < watchLimit ? inotify_add_watch(inotify.rawValue, folder, mask) : { errno = ENOSPC; return -1 }()
+        if wd >= 0 {
+            watched[wd] = folder
+            return
+        }
+        guard errno == ENOSPC, !watchLimited else { return }
+        watchLimited = true
+        nextRescan = MonotonicClock.now() + rescanInterval
+        let line = "the kernel's inotify watch limit is reached (fs.inotify.max_user_watches) at \(folder): listing \(root) again every \(rescanInterval.formatted) s instead"
+        send(.note(line))
+    }
+}
+
+extension Double {
+    /// `60` rather than `60.0`, `0.5` as it is.
+    fileprivate var formatted: String { self == rounded() && abs(self) < 1e15 ? "\(Int(self))" : "\(self)" }
+}

@@ -1,0 +1,190 @@
+import ImageCodecs
+import KioskCore
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which files in the picture folder are pictures, and where each sorts
+/// (the `order` setting). Used by the walk at start and on rescans, and by
+/// the watch for each file that arrives; all of it runs on the folder's
+/// own thread after the start, never on the run loop.
+struct PictureFiles: Sendable {
+    /// The file extensions that are shown (compared without case).
+    static let extensions = ["jpg", "jpeg", "png"]
+    let order: PictureOrder
+
+    /// True for a name the show plays: not hidden (no leading dot, like
+    /// `.DS_Store` or rsync's `.IMG_1.jpg.Xa3f` while it copies) and ending
+    /// in one of ``extensions``.
+    static func isPicture(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = name.first, first != UInt8(ascii: "."), let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let suffix = name[(dot + 1)...].map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+        return extensions.contains { $0.utf8.elementsEqual(suffix) }
+    }
+
+    static func isPicture(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { isPicture($0) }
+    }
+
+    /// Hidden names (a leading dot) are passed over without a word, files and folders alike.
+    static func isHidden(_ name: UnsafeBufferPointer<UInt8>) -> Bool { name.first == UInt8(ascii: ".") }
+
+    /// The playlist entry for the picture at `path`, or nil when it is not
+    /// a regular file (any more). `info`: its `stat`, if already taken; name
+    /// order needs none.
+    func entry(_ path: String, info given: stat? = nil) -> PlaylistEntry? {
+        if order == .name || order == .shuffle, given == nil { return PlaylistEntry(path, rank: rank(path, nil)) }
+        var info = stat()
+        if let given { info = given } else if stat(path, &info) != 0 { return nil }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return PlaylistEntry(path, rank: rank(path, info))
+    }
+
+    private func rank(_ path: String, _ info: stat?) -> Int64 {
+        switch order {
+        case .name: return 0
+        case .shuffle: return Int64.random(in: 1...Int64.max)
+        case .mtime: return info.map(Self.nanoseconds) ?? 0
+        case .taken:
+            // Modification times stand in for photos without a date (screenshots, scans).
+            if let taken = EXIFDateTaken.read(file: path) { return taken &* 1_000_000_000 }
+            return info.map(Self.nanoseconds) ?? 0
+        }
+    }
+
+    private static func nanoseconds(_ info: stat) -> Int64 {
+        Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
+    }
+}
+
+/// A folder's identity on disk: how a symlink loop is recognised.
+struct FolderIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
+
+/// One walk over the picture folder (or a subfolder that just appeared):
+/// the pictures in it, and a line for each entry that is not shown.
+///
+/// - Subfolders are searched when `recursive`; hidden ones are not.
+/// - Symbolic links are followed, to files and to folders, but a link back
+///   to a folder the walk is already inside (a loop) is not.
+/// - Names that are not UTF-8 are refused with a line: a path the show
+///   could not spell could never be opened again.
+/// - `willRead` is called with each folder before it is read: the watch
+///   starts watching it there, so a file added during the walk is seen by
+///   one or the other.
+struct FolderWalk {
+    let files: PictureFiles
+    let recursive: Bool
+    var willRead: (String) -> Void = { _ in }
+    private(set) var entries: [PlaylistEntry] = []
+    /// The first ``mostNotes`` lines about entries not shown, and how many there were.
+    private(set) var notes: [String] = []
+    private(set) var notShown = 0
+    static let mostNotes = 20
+
+    init(files: PictureFiles, recursive: Bool, willRead: @escaping (String) -> Void = { _ in }) {
+        self.files = files
+        self.recursive = recursive
+        self.willRead = willRead
+    }
+
+    /// Walks `folder`, inside the folders `ancestors` (for loops); throws
+    /// only when `folder` itself cannot be read.
+    mutating func walk(_ folder: String, ancestors: Set<FolderIdentity> = []) throws(SystemCallError) {
+        var inside = ancestors
+        if let identity = FolderIdentity(folder) { inside.insert(identity) }
+        willRead(folder)
+        let base = folder.hasSuffix("/") ? folder : folder + "/"
+        var subfolders: [String] = []
+        var checkFirst: [String] = []
+        try forEachDirectoryEntry(folder) { name, kind in
+            if PictureFiles.isHidden(name) { return }
+            guard let text = String(validating: name, as: UTF8.self) else {
+                note("ignoring \(base)\(String(decoding: name, as: UTF8.self)): the name is not UTF-8; rename the file")
+                return
+            }
+            let path = base + text
+            switch kind {
+            case .file:
+                if PictureFiles.isPicture(name) {
+                    if let entry = files.entry(path) { entries.append(entry) }
+                } else {
+                    note("ignoring \(path): not a .jpg, .jpeg or .png file")
+                }
+            case .folder: subfolders.append(path)
+            case .link, .unknown: checkFirst.append(path)
+            case .other: note("ignoring \(path): not a regular file")
+            }
+        }
+        // Links and entries of unknown kind: what they point to decides.
+        for path in checkFirst {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                note("ignoring \(path): \(SystemCallError.last("stat").reason)")
+                continue
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: subfolders.append(path)
+            case S_IFREG where PictureFiles.isPicture(Playlist.fileName(of: path)):
+                if let entry = files.entry(path, info: info) { entries.append(entry) }
+            case S_IFREG: note("ignoring \(path): not a .jpg, .jpeg or .png file")
+            default: note("ignoring \(path): not a regular file")
+            }
+        }
+        for path in subfolders {
+            guard recursive else {
+                note("ignoring \(path): subfolders are not searched (recursive = false)")
+                continue
+            }
+            if let identity = FolderIdentity(path), inside.contains(identity) {
+                note("ignoring \(path): a link back to a folder it is inside (a loop)")
+                continue
+            }
+            do { try walk(path, ancestors: inside) } catch { note("ignoring \(path): \(error.reason)") }
+        }
+    }
+
+    private mutating func note(_ line: String) {
+        notShown += 1
+        if notes.count < Self.mostNotes { notes.append(line) }
+    }
+
+    /// The notes for the log, with a last line for those left out.
+    var noteLines: [String] {
+        notShown > notes.count ? notes + ["... and \(notShown - notes.count) more files not shown"] : notes
+    }
+}
+
+/// The picture folder listed once, sorted as the show plays it: what a
+/// snapshot and the benchmark show, and what the daemon starts from (the
+/// ``FolderWatcher`` makes its own while it sets up its watches).
+struct FolderListing: Sendable {
+    var entries: [PlaylistEntry]
+    /// Lines for the log about entries not shown.
+    var notes: [String]
+
+    /// Lists `folder` as `settings` say (recursive, order); throws when the
+    /// folder itself cannot be read.
+    init(folder: String, settings: FolderSettings) throws(SystemCallError) {
+        var walk = FolderWalk(files: PictureFiles(order: settings.order), recursive: settings.recursive)
+        try walk.walk(folder)
+        entries = walk.entries.sorted(by: PlaylistEntry.precedes)
+        notes = walk.noteLines
+    }
+
+    init(entries: [PlaylistEntry], notes: [String]) {
+        self.entries = entries
+        self.notes = notes
+    }
+}
