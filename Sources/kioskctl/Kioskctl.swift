@@ -19,7 +19,7 @@ struct Kioskctl: ParsableCommand {
             Exit status: 0 done, 1 kioskd refused (its reason is printed), 2 kioskd not reachable, 64 bad usage.
             """,
         version: KioskVersion.current,
-        subcommands: [Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self])
+        subcommands: [Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self])
 
     /// The connection options may come before the subcommand too
     /// (`kioskctl --socket /tmp/k.sock status`): they are moved after it.
@@ -156,6 +156,22 @@ struct Resume: ParsableCommand {
     }
 }
 
+struct Reload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read the config file again and apply it, as SIGHUP does; a config with a mistake is refused and the show goes on.")
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request("reload")
+        guard !options.json else { return }
+        let changed = reply["changed"] as? [String] ?? []
+        print(changed.isEmpty ? "reloaded: nothing changed" : "reloaded: " + changed.joined(separator: ", "))
+        if let restart = reply["restart_needed"] as? [String], !restart.isEmpty {
+            print("takes effect when kioskd restarts: " + restart.joined(separator: ", "))
+        }
+    }
+}
+
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the kiosk shows, and how it is doing.")
     @OptionGroup var options: ConnectionOptions
@@ -235,6 +251,8 @@ struct Watch: ParsableCommand {
             case "pause": show("paused")
             case "resume": show("resumed")
             case "playlist": show("playlist: \(event["count"] as? Int ?? 0) pictures")
+            case "folder_gone": show("picture folder gone")
+            case "folder_back": show("picture folder back: \(event["count"] as? Int ?? 0) pictures")
             case "display_lost": show("display lost: \(event["reason"] as? String ?? "")")
             case "display_back": show("display back")
             default: show(String(decoding: line, as: UTF8.self))

@@ -42,6 +42,15 @@ struct Show: ParsableCommand {
     @Option(help: ArgumentHelp("The control socket kioskctl talks to, or none. Default /run/kioskd/control.sock.", valueName: "path"))
     var socket: String?
 
+    @Option(help: ArgumentHelp("Take pictures from subfolders too: true (default) or false.", valueName: "bool"))
+    var recursive: String?
+
+    @Option(help: ArgumentHelp("name (natural file-name order, the default), mtime (oldest first), taken (EXIF date) or shuffle.", valueName: "order"))
+    var order: String?
+
+    @Option(help: ArgumentHelp("Seconds between rescans of the folder when the kernel cannot watch it all. Default 60.", valueName: "s"))
+    var rescanInterval: String?
+
     @Option(help: "The picture to start with (0 is the first file).")
     var index: Int = 0
 
@@ -57,17 +66,16 @@ struct Show: ParsableCommand {
             return
         }
         let settings: KioskSettings
+        let extra = [
+            ("device", device), ("connector", connector), ("mode", mode), ("display", display), ("size", size),
+            ("interval", interval), ("transition", transition), ("easing", easing),
+            ("socket", socket), ("recursive", recursive), ("order", order), ("rescan_interval", rescanInterval),
+        ]
+        do { settings = try layout.settings(extra: extra) } catch { fail("\(error)") }
+        var job = DisplayJob(settings: settings, index: index, verbose: verbose, log: log)
+        job.reloadSettings = { [layout] in try layout.settings(extra: extra) }
         do {
-            settings = try layout.settings(extra: [
-                ("device", device), ("connector", connector), ("mode", mode), ("display", display), ("size", size),
-                ("interval", interval), ("transition", transition), ("easing", easing),
-                ("socket", socket),
-            ])
-        } catch {
-            fail("\(error)")
-        }
-        do {
-            try DisplayJob(settings: settings, index: index, verbose: verbose, log: log).run()
+            try job.run()
         } catch {
             fail("\(error)")
         }

@@ -104,7 +104,7 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .deletingLastPathComponent()
             let binary = buildFolder.appendingPathComponent("kioskd").path
             let kioskdArguments = ["--display", "headless", "--size", "320x180", "--verbose"]
-                + (arguments.contains("--images") ? [] : ["--images", demoImages])
+                + (arguments.contains("--images") || arguments.contains("--config") ? [] : ["--images", demoImages])
                 + (arguments.contains("--socket") ? [] : ["--socket", socket]) + arguments
             if let user {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")

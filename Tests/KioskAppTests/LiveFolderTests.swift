@@ -412,3 +412,58 @@ import ControlClient
         #expect((1...10).contains(batches.count), "\(batches)")
     }
 }
+
+/// SIGHUP and `kioskctl reload` on the built daemon: a good config is
+/// applied in place, a bad one refused while the show goes on.
+@Suite struct ConfigReloadTests {
+    typealias Daemon = HeadlessDaemonTests.Daemon
+
+    @Test func aGoodConfigIsAppliedInPlaceAndABadOneRefused() throws {
+        let first = try PictureFolderFixture()
+        try first.write("a.jpg")
+        try first.write("b.jpg")
+        let second = try PictureFolderFixture()
+        for name in ["x.jpg", "y.jpg", "z.jpg"] { try second.write(name) }
+        let config = first.path + ".toml"
+        defer { unlink(config) }
+        try "images = \"\(first.path)\"\ninterval = 600\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try Daemon(["--config", config, "--transition", "0.2"])
+        daemon.waitFor("control socket: ")
+        defer { _ = daemon.stop() }
+        let control = try ControlConnection(path: daemon.socket)
+        func status() throws -> [String: Any] {
+            (try JSONSerialization.jsonObject(with: Data(try control.request("status"))) as? [String: Any]) ?? [:]
+        }
+        #expect(try status()["interval"] as? Double == 600)
+
+        // SIGHUP with a new interval and background.
+        try "images = \"\(first.path)\"\ninterval = 300\nbackground = \"202020\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        daemon.waitFor("reload: ")
+        for _ in 0..<100 where try status()["interval"] as? Double != 300 { usleep(10_000) }
+        #expect(try status()["interval"] as? Double == 300)
+
+        // A typo: refused, the show untouched.
+        try "images = \"\(first.path)\"\nintervall = 5\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let refused = try JSONSerialization.jsonObject(with: Data(try control.request("reload"))) as? [String: Any]
+        #expect(refused?["ok"] as? Bool == false)
+        #expect((refused?["error"] as? String)?.contains("unknown setting; did you mean interval?") == true)
+        #expect(try status()["interval"] as? Double == 300 && status()["count"] as? Int == 2)
+
+        // Another folder, and a display setting that waits for a restart.
+        try "images = \"\(second.path)\"\ninterval = 300\nbackground = \"202020\"\nrotation = 90\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let applied = try JSONSerialization.jsonObject(with: Data(try control.request("reload"))) as? [String: Any]
+        #expect(applied?["changed"] as? [String] == ["images"])
+        #expect(applied?["restart_needed"] as? [String] == ["rotation"])
+        #expect(try status()["count"] as? Int == 3)
+        try second.write("w.jpg")   // the new folder is watched
+        for _ in 0..<100 where try status()["count"] as? Int != 4 { usleep(10_000) }
+        #expect(try status()["count"] as? Int == 4)
+
+        let log = daemon.stop().joined(separator: "\n")
+        #expect(log.contains("kioskd: reload: background \"000000\" -> \"202020\", interval 600.0 -> 300.0"))
+        #expect(log.contains("kioskd: reload refused, the show goes on with the settings it has: \(config): line 2: invalid intervall"))
+        #expect(log.contains("kioskd: reload: images \"\(first.path)\" -> \"\(second.path)\""))
+        #expect(log.contains("kioskd: reload: rotation takes effect when kioskd restarts"))
+    }
+}

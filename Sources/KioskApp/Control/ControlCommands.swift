@@ -67,6 +67,15 @@ final class ControlCommands {
             return ControlReply.success(["paused": false])
         case .status:
             return status.reply
+        case .reload:
+            switch controller.reloadConfig() {
+            case .applied(let changed, let restartNeeded):
+                return ControlReply.success([
+                    "changed": .array(changed.map(JSONValue.string)), "restart_needed": .array(restartNeeded.map(JSONValue.string)),
+                ])
+            case .refused(let reason):
+                return ControlReply.failure("reload refused, the show goes on with the settings it has: \(reason)")
+            }
         case .watch, .screenshot:
             // The session answers these itself; never asked.
             return ControlReply.failure("\(request) is not answered here")

@@ -42,6 +42,9 @@ public struct DisplayJob {
     /// Input devices handed over, besides those `input` finds: the
     /// benchmark's finger (a ``PipedInputDevice``).
     public var inputDevices: [any InputDevice] = []
+    /// Reads the settings again (the config file and the flags): set, a
+    /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
+    public var reloadSettings: (() throws -> KioskSettings)?
 
     public init(settings: KioskSettings, index: Int, verbose: Bool = false, log: @escaping (String) -> Void) {
         self.settings = settings
@@ -73,7 +76,9 @@ public struct DisplayJob {
         guard let images = settings.images else { throw .setup(.noImageFolder) }
         let watcher: FolderWatcher
         do { watcher = try FolderWatcher(root: images, settings: settings.folder) } catch { throw .setup(.folder(error)) }
-        defer { watcher.stop() }
+        // A reload may swap it: the source's watcher is the one stopped.
+        var folderSource: FolderSource?
+        defer { (folderSource?.watcher ?? watcher).stop() }
         let listing = FolderListing(entries: watcher.firstListing ?? [], notes: watcher.firstNotes)
         let assembly: ShowAssembly
         do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize, listing: listing) } catch { throw .setup(error) }
@@ -98,7 +103,13 @@ public struct DisplayJob {
         let reason = try system { () throws(SystemCallError) in
             let loop = try ShowLoop(controller: controller, decoder: worker)
             try loop.add(signals)
-            try loop.add(FolderSource(watcher: watcher))
+            let folder = FolderSource(watcher: watcher)
+            folderSource = folder
+            try loop.add(folder)
+            if let reloadSettings {
+                let reload = ConfigReload(settings: settings, controller: controller, folder: folder, log: log, load: reloadSettings)
+                controller.reloader = { reload.reload() }
+            }
             if let control { try loop.add(control) }
             try loop.add(InputSource(
                 settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,

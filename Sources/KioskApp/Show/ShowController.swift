@@ -52,6 +52,16 @@ final class ShowController {
         show.reassemble(assembly, at: clock())
     }
 
+    /// Reads the config again and applies it (SIGHUP, `kioskctl reload`);
+    /// set by the daemon. Without it (a test's show) a reload is refused.
+    var reloader: (() -> ReloadOutcome)?
+
+    func reloadConfig() -> ReloadOutcome {
+        guard let reloader else { return .refused("this show has no config to read again") }
+        commandsPerformed += 1
+        return reloader()
+    }
+
     /// Ends the show after this wake-up.
     func stop(reason: String?) {
         stopRequested = true

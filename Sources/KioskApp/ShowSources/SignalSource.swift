@@ -35,12 +35,13 @@ public func blockDaemonSignals() {
 private func daemonSignalMask() -> sigset_t {
     var mask = sigset_t()
     sigemptyset(&mask)
-    for signal in [SIGTERM, SIGINT, SIGUSR1, SIGUSR2] { sigaddset(&mask, signal) }
+    for signal in [SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP] { sigaddset(&mask, signal) }
     return mask
 }
 
 /// The daemon's signals as a source of the show: SIGUSR1 is `next`, SIGUSR2
-/// `prev` (for a button wired to a script: `pkill -USR1 kioskd`); SIGTERM
+/// `prev` (for a button wired to a script: `pkill -USR1 kioskd`); SIGHUP
+/// reads the config file again (`systemctl reload kioskd`); SIGTERM
 /// and SIGINT stop the show. Standard signals do not queue: two SIGUSR1s
 /// that arrive before the loop reads them count as one.
 final class SignalSource: ShowSource {
@@ -56,6 +57,7 @@ final class SignalSource: ShowSource {
                 switch received {
                 case SIGUSR1: controller.perform(.next)
                 case SIGUSR2: controller.perform(.previous)
+                case SIGHUP: _ = controller.reloadConfig()
                 case SIGTERM: controller.stop(reason: "SIGTERM")
                 default: controller.stop(reason: "SIGINT")
                 }

@@ -17,9 +17,11 @@ public enum ControlRequest: Equatable, Sendable {
     case screenshot
     /// Events from now on, one JSON line each, until the client hangs up.
     case watch
+    /// Read the config file again and apply it (as SIGHUP does).
+    case reload
 
     /// The command words, as the README and `kioskctl` spell them.
-    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch"]
+    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload"]
 
     /// The commands for error messages: `next, prev, ...`.
     static let commandList = commands.joined(separator: ", ")
@@ -63,6 +65,7 @@ extension ControlRequest {
         case "status": try Self.noArguments("status", rest); self = .status
         case "screenshot": try Self.noArguments("screenshot", rest); self = .screenshot
         case "watch": try Self.noArguments("watch", rest); self = .watch
+        case "reload": try Self.noArguments("reload", rest); self = .reload
         default:
             throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
         }

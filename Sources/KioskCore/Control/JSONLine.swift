@@ -7,6 +7,7 @@ public enum JSONValue: Equatable, Sendable {
     case bool(Bool)
     case null
     case object(JSONObject)
+    indirect case array([JSONValue])
 }
 
 /// A JSON object whose keys keep the order they were given in.
@@ -69,6 +70,13 @@ extension JSONValue {
         case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
         case .null: bytes.append(contentsOf: "null".utf8)
         case .object(let object): object.write(to: &bytes)
+        case .array(let values):
+            bytes.append(UInt8(ascii: "["))
+            for (n, value) in values.enumerated() {
+                if n > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
         }
     }
 
