@@ -51,7 +51,7 @@ let package = Package(
             name: "CDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
 
-        // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation (libexif), PNG (libspng), the image folder.
+        // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
             name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF"],
             swiftSettings: pixelLoopsOptimised),

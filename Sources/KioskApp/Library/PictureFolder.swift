@@ -188,3 +188,8 @@ struct FolderListing: Sendable {
         self.notes = notes
     }
 }
+
+/// The pictures in `folder`, sorted as the show plays them (the benchmark's way in).
+public func listPictureFolder(_ folder: String, settings: FolderSettings) throws(SystemCallError) -> [PlaylistEntry] {
+    try FolderListing(folder: folder, settings: settings).entries
+}

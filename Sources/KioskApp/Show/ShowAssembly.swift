@@ -31,7 +31,7 @@ struct ShowAssembly {
         }
         self.settings = settings
         self.panel = panel
-        playlist = Playlist(entries: listing.entries)
+        playlist = Playlist(entries: listing.entries, sorted: true)
         recipe = PictureRecipe(
             loader: PictureLoader(background: settings.layout.background, exifRotate: settings.exifRotate),
             slot: layout.geometry.slotSize)

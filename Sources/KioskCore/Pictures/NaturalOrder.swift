@@ -18,23 +18,44 @@ public enum NaturalOrder {
     /// name where they differ decides, by ``precedes(_:_:)``; a path that
     /// ends first (a folder's own name) comes first.
     public static func precedes(path a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { a in b.withUTF8 { b in precedes(path: a, b) } }
+        // Native strings lend their bytes without a copy; others (bridged) are copied.
+        if let result = a.utf8.withContiguousStorageIfAvailable({ a in
+            b.utf8.withContiguousStorageIfAvailable { b in precedes(path: a, b) }
+        }), let result { return result }
+        return precedes(path: Array(a.utf8), Array(b.utf8))
+    }
+
+    private static func precedes(path a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in precedes(path: a, b) } }
     }
 
     static func precedes(path a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         let slash = UInt8(ascii: "/")
-        var i = 0, j = 0
+        // Paths in one folder share most of their bytes: skip what they
+        // share, back to the start of the name where they differ (a number
+        // may begin before the first byte that differs).
+        var shared = 0
+        let shorter = Swift.min(a.count, b.count)
+        while shared < shorter && a[shared] == b[shared] { shared += 1 }
+        if shared == a.count && shared == b.count { return false }
+        while shared > 0 && a[shared - 1] != slash { shared -= 1 }
+        var i = shared, j = shared
         while i < a.count && j < b.count {
             var endA = i, endB = j
             while endA < a.count && a[endA] != slash { endA += 1 }
             while endB < b.count && b[endB] != slash { endB += 1 }
             let partA = UnsafeBufferPointer(rebasing: a[i..<endA]), partB = UnsafeBufferPointer(rebasing: b[j..<endB])
-            if !partA.elementsEqual(partB) { return precedes(partA, partB) }
+            if !same(partA, partB) { return precedes(partA, partB) }
             i = endA + 1
             j = endB + 1
         }
         return a.count - i < b.count - j
+    }
+
+    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for k in 0..<a.count where a[k] != b[k] { return false }
+        return true
     }
 
     static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -28,9 +28,11 @@ public struct Playlist: Hashable, Sendable {
     /// `files` in name order (each file once).
     public init(_ files: [String] = []) { self.init(entries: files.map { PlaylistEntry($0) }) }
 
-    /// `entries` in their order (each path once; the last entry for a path wins).
-    public init(entries: [PlaylistEntry]) {
-        var sorted = Self.uniqueAndSorted(entries)
+    /// `entries` in their order (each path once; the last entry for a path
+    /// wins). `sorted`: they already are (a folder listing), so they are
+    /// taken as they are, without sorting again.
+    public init(entries: [PlaylistEntry], sorted alreadySorted: Bool = false) {
+        var sorted = alreadySorted ? entries : Self.uniqueAndSorted(entries)
         files = sorted.map(\.path)
         ranks = sorted.map(\.rank)
         sorted.removeAll { $0.rank == 0 }
