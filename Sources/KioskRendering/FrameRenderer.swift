@@ -36,9 +36,19 @@ public struct FrameRenderer: Sendable {
         into surface: PixelSurface, position: Double, playlist: CircularIndex, contents: inout BufferContents,
         scratch: inout RasterImage, picture: (Int) -> RasterImage?
     ) {
+        draw(into: surface, cells: compositor.geometry.cells(at: position, playlist: playlist), contents: &contents, scratch: &scratch) {
+            if case .item(let item) = $0 { picture(item) } else { nil }
+        }
+    }
+
+    /// Draws `cells` (see ``StripCompositor/compose(into:cells:contents:picture:)``).
+    public func draw(
+        into surface: PixelSurface, cells: [StripCell], contents: inout BufferContents,
+        scratch: inout RasterImage, picture: (StripCell.Content) -> RasterImage?
+    ) {
         precondition(surface.size == panel, "surface \(surface.size) is not the panel \(panel)")
         if rotation == .none {
-            compositor.compose(into: surface, position: position, playlist: playlist, contents: &contents, picture: picture)
+            compositor.compose(into: surface, cells: cells, contents: &contents, picture: picture)
             return
         }
         contents = BufferContents()
@@ -46,7 +56,8 @@ public struct FrameRenderer: Sendable {
             scratch = RasterImage(size: compositor.geometry.screen, filledWith: compositor.background)
         }
         scratch.withSurface { logical in
-            compositor.compose(into: logical, position: position, playlist: playlist, picture: picture)
+            var fresh = BufferContents()
+            compositor.compose(into: logical, cells: cells, contents: &fresh, picture: picture)
         }
         turn(scratch, onto: surface, by: rotation)
     }

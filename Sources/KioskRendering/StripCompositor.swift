@@ -37,10 +37,23 @@ public struct StripCompositor: Sendable {
         into surface: PixelSurface, position: Double, playlist: CircularIndex,
         contents: inout BufferContents, picture: (Int) -> RasterImage?
     ) {
+        compose(into: surface, cells: geometry.cells(at: position, playlist: playlist), contents: &contents) {
+            if case .item(let item) = $0 { picture(item) } else { nil }
+        }
+    }
+
+    /// Composes `cells` (left to right, not overlapping): the still strip's
+    /// (``CarouselGeometry/cells(at:playlist:)``) or a change's
+    /// (``StripChange/cells(at:time:)``). A scaled cell's picture is drawn
+    /// scaled by nearest neighbour: it only shows while it grows or shrinks.
+    public func compose(
+        into surface: PixelSurface, cells: [StripCell], contents: inout BufferContents,
+        picture: (StripCell.Content) -> RasterImage?
+    ) {
         precondition(surface.size == geometry.screen, "surface \(surface.size) is not the screen \(geometry.screen)")
-        let placed = geometry.visibleSlots(at: position).compactMap { slot -> PlacedPicture? in
-            guard let item = playlist.item(forSlot: slot.index), let image = picture(item) else { return nil }
-            return PlacedPicture(slot: slot, image: image)
+        let placed = cells.compactMap { cell -> PlacedPicture? in
+            guard let image = picture(cell.content) else { return nil }
+            return PlacedPicture(cell: cell, image: image)
         }
         var pictureRows: Range<Int>?
         for rows in placed.compactMap(\.rows) { pictureRows = pictureRows?.spanning(rows) ?? rows }
@@ -67,9 +80,7 @@ public struct StripCompositor: Sendable {
             for picture in placed {
                 guard let span = picture.span(onRow: y, screenWidth: width) else { continue }
                 if span.x > x { (row + x).update(repeating: fill, count: span.x - x) }
-                picture.image.pixels.withUnsafeBufferPointer { pixels in
-                    (row + span.x).update(from: pixels.baseAddress! + span.sourceOffset, count: span.count)
-                }
+                picture.draw(span, into: row)
                 x = span.x + span.count
             }
             if x < width { (row + x).update(repeating: fill, count: width - x) }
@@ -103,38 +114,62 @@ extension Range where Bound == Int {
     }
 }
 
-/// A picture placed in its slot, centred, in screen coordinates.
+/// A picture placed in its cell, centred, in screen coordinates, at its
+/// cell's scale.
 private struct PlacedPicture {
     let image: RasterImage
+    /// The picture's top-left corner and its size on screen.
     let x: Int
     let y: Int
-    let slot: Slot
+    let drawn: PixelSize
+    /// What it is clipped to: its cell's box.
+    let cell: StripCell
 
-    init(slot: Slot, image: RasterImage) {
-        let offset = centredOffset(of: image.size, in: slot.size)
+    init(cell: StripCell, image: RasterImage) {
+        let drawn = cell.scale == 1 ? image.size : PixelSize(
+            width: max(1, Int((cell.scale * Double(image.width)).rounded())),
+            height: max(1, Int((cell.scale * Double(image.height)).rounded())))
+        let offset = centredOffset(of: drawn, in: cell.size)
         self.image = image
-        self.x = slot.x + offset.x
-        self.y = slot.y + offset.y
-        self.slot = slot
+        self.drawn = drawn
+        self.x = cell.x + offset.x
+        self.y = cell.y + offset.y
+        self.cell = cell
     }
 
-    /// The screen rows this picture covers, clipped to the screen and its slot.
+    /// The screen rows this picture covers, clipped to its cell.
     var rows: Range<Int>? {
-        let top = max(0, y, slot.y)
-        let bottom = min(slot.y + slot.size.height, y + image.height)
+        let top = max(0, y, cell.y)
+        let bottom = min(cell.y + cell.size.height, y + drawn.height)
         return top < bottom ? top..<bottom : nil
     }
 
     /// The part of row `screenY` this picture covers, clipped to the screen
-    /// and to its slot: a picture larger than its slot (which fitting should
-    /// prevent) can never spill over a neighbour.
-    func span(onRow screenY: Int, screenWidth: Int) -> (x: Int, count: Int, sourceOffset: Int)? {
-        let sourceY = screenY - y
-        guard sourceY >= 0, sourceY < image.height,
-              screenY >= slot.y, screenY < slot.y + slot.size.height else { return nil }
-        let x0 = max(0, x, slot.x)
-        let x1 = min(screenWidth, x + image.width, slot.x + slot.size.width)
+    /// and to its cell: a picture larger than its slot (which fitting should
+    /// prevent) can never spill over a neighbour. `sourceY`: the picture's row.
+    func span(onRow screenY: Int, screenWidth: Int) -> (x: Int, count: Int, sourceY: Int)? {
+        let drawnY = screenY - y
+        guard drawnY >= 0, drawnY < drawn.height,
+              screenY >= cell.y, screenY < cell.y + cell.size.height else { return nil }
+        let x0 = max(0, x, cell.x)
+        let x1 = min(screenWidth, x + drawn.width, cell.x + cell.size.width)
         guard x0 < x1 else { return nil }
-        return (x0, x1 - x0, sourceY * image.width + (x0 - x))
+        let sourceY = drawn.height == image.height ? drawnY : drawnY * image.height / drawn.height
+        return (x0, x1 - x0, sourceY)
+    }
+
+    /// Writes `span` of the picture into the screen row `row`: a copy at
+    /// full size, every n-th pixel scaled.
+    func draw(_ span: (x: Int, count: Int, sourceY: Int), into row: UnsafeMutablePointer<UInt32>) {
+        image.pixels.withUnsafeBufferPointer { pixels in
+            let source = pixels.baseAddress! + span.sourceY * image.width
+            if drawn.width == image.width {
+                (row + span.x).update(from: source + (span.x - x), count: span.count)
+                return
+            }
+            for column in 0..<span.count {
+                row[span.x + column] = source[(span.x + column - x) * image.width / drawn.width]
+            }
+        }
     }
 }

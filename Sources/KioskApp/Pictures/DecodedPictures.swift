@@ -24,6 +24,7 @@ struct DecodedPictures {
     var cachedBytes: Int { cache.bytes }
 
     func picture(_ item: Int) -> RasterImage? { cache[playlist[item]] }
+    func picture(of path: String) -> RasterImage? { cache[path] }
 
     /// Keeps only `items` (most urgent first) and returns the files still to
     /// decode, most urgent first, as many as the budget holds.

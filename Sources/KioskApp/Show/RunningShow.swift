@@ -58,6 +58,14 @@ final class RunningShow {
     /// is gone must not turn the loop into a busy retry).
     private var retryPresentAt: Double?
 
+    /// A playlist change being animated (seed 001), with the pictures of
+    /// the ghosts that shrink away.
+    private(set) var change: (motion: StripChange, ghosts: [Int: RasterImage])?
+    /// Folder news that came while a change was animated: applied together
+    /// when it ends, as one more animation, so a burst of copies is never
+    /// a burst of animations cutting each other off.
+    private var pendingNews: [FolderNews] = []
+
     private(set) var statistics = ShowStatistics()
 
     init(assembly: ShowAssembly, screen: any ShowScreen, decoder: any PictureDecoder, startAt index: Int, now: Double) {
@@ -108,6 +116,7 @@ final class RunningShow {
         let arrivals = pictures.take(decoder.takeFinished())
         if arrivals.onScreen { frameNeeded = true }
         guard !arrivals.refused.isEmpty else { return }
+        endChange(at: now)
         for error in arrivals.refused {
             emit(.pictureRefused(file: error.path, reason: error.why))
             if let slot = pictures.pictures.remove(error.path, keepingSlot: schedule.target) { renumber(as: slot) }
@@ -118,12 +127,32 @@ final class RunningShow {
     /// The picture folder changed (news from the ``FolderWatcher``, in the
     /// order it happened): the playlist follows, the centred picture keeps
     /// its place (or the next one takes it), and rewritten files are
-    /// decoded again. A folder that is gone empties the playlist: the
-    /// background shows until it is back.
+    /// decoded again. Pictures that leave or arrive on screen shrink away
+    /// or grow in (``StripChange``). News that comes while that animation
+    /// runs waits for its end (at most a `transition`); a folder that is
+    /// gone does not wait: the playlist empties and the background shows
+    /// until it is back.
     func folderChanged(_ news: [FolderNews], at now: Double) {
+        pendingNews += news
+        let folderGone = news.contains { if case .folderGone = $0 { true } else { false } }
+        if change != nil && !folderGone { return }
+        change = nil
+        applyPendingNews(at: now)
+    }
+
+    private func applyPendingNews(at now: Double) {
+        let news = pendingNews
+        pendingNews = []
+        guard !news.isEmpty else { return }
+        let centredBefore = centredItem.map { pictures.pictures.playlist.entry($0) }
         var added = 0, removed = 0
+        // What left and what arrived over the whole batch, by file: a file
+        // that arrives and leaves again within it was never shown.
+        var leaving: [String: (entry: PlaylistEntry, picture: RasterImage?)] = [:]
+        var arriving: Set<String> = []
         for item in news {
             var decoded = pictures.pictures
+            let before = decoded.playlist
             let edit: PlaylistEdit
             switch item {
             case .changes(let change):
@@ -138,19 +167,54 @@ final class RunningShow {
             case .note:
                 continue
             }
+            for item in edit.removed {
+                let entry = before.entry(item)
+                if arriving.remove(entry.path) == nil {
+                    leaving[entry.path] = (entry, pictures.pictures.picture(of: entry.path))
+                }
+            }
+            for item in edit.added { arriving.insert(decoded.playlist[item]) }
             pictures.pictures = decoded
             renumber(as: edit.slot)
             added += edit.added.count
             removed += edit.removed.count
         }
-        if added + removed > 0 { playlistChanged(at: now, added: added, removed: removed) }
+        guard added + removed > 0 else { return }
+        // A file rewritten in place, or moved by its new date, shows where it now sorts, at once.
+        let moved = arriving.filter { leaving[$0] != nil }
+        if !moved.contains(where: { $0 == centredBefore?.path }) {
+            animate(leaving: leaving.values.filter { !moved.contains($0.entry.path) }, arriving: arriving.subtracting(moved),
+                    centredBefore: centredBefore, at: now)
+        }
+        playlistChanged(at: now, added: added, removed: removed)
     }
 
+    /// Plans the animation of a change: the ghosts of `leaving`, the growth
+    /// of `arriving`, about the seam left by the picture that was centred.
+    private func animate(
+        leaving: [(entry: PlaylistEntry, picture: RasterImage?)], arriving: Set<String>,
+        centredBefore: PlaylistEntry?, at now: Double
+    ) {
+        let playlist = pictures.pictures.playlist
+        let ghosts = leaving.sorted { PlaylistEntry.precedes($0.entry, $1.entry) }
+        let frameTime = screen.nextRefresh(after: now)
+        guard let motion = StripChange(
+            geometry: layout.geometry, playlist: playlist, position: schedule.position(at: frameTime),
+            seamSlot: schedule.target, removed: ghosts.map(\.entry),
+            centredRemoved: ghosts.firstIndex { $0.entry.path == centredBefore?.path },
+            added: Set(arriving.compactMap(playlist.item(of:))),
+            start: frameTime, duration: schedule.motion.duration, easing: schedule.motion.easing)
+        else { return }
+        var pictures: [Int: RasterImage] = [:]
+        for ghost in motion.shrinkingGhosts { pictures[ghost] = ghosts[ghost].picture }
+        change = (motion, pictures)
+    }
     /// New settings or a new folder listing (a reload): the layout, the
     /// motion, the pictures' recipe and the playlist change; the centred
     /// picture stays in the centre if it is still in the playlist, else the
     /// next one takes its place. The screen stays.
     func reassemble(_ assembly: ShowAssembly, at now: Double) {
+        endChange(at: now)
         schedule.apply(assembly.settings.motion)
         let edit = pictures.pictures.replacePlaylist(with: assembly.playlist.entries, keepingSlot: schedule.target)
         renumber(as: edit.slot)
@@ -172,6 +236,7 @@ final class RunningShow {
     /// Starts a due slide and draws a frame if one is wanted and the screen
     /// can take it. The run loop calls this after every batch of events.
     func update(at now: Double) {
+        if change == nil && !pendingNews.isEmpty { applyPendingNews(at: now) }
         if schedule.advanceIfDue(at: now) {
             statistics.slides += 1
             settledTarget = schedule.target
@@ -220,7 +285,16 @@ final class RunningShow {
     /// frame is worth drawing: the strip moved, or a picture changed.
     private func positionToDraw(at now: Double) -> Double? {
         let position = schedule.position(at: screen.nextRefresh(after: now))
-        return frameNeeded || drawnPosition != position ? position : nil
+        return frameNeeded || change != nil || drawnPosition != position ? position : nil
+    }
+
+    /// Ends a change's animation at once (the playlist is about to change
+    /// under it), applying any news that waited for it.
+    private func endChange(at now: Double) {
+        guard change != nil else { return }
+        change = nil
+        frameNeeded = true
+        applyPendingNews(at: now)
     }
 
     /// The slot numbers changed under the strip (a file left or arrived):
@@ -232,6 +306,7 @@ final class RunningShow {
         drawnPosition = drawnPosition.map { $0 + delta }
         inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves) }
         pictures.position += delta
+        change?.motion.renumber(by: Int(delta))
     }
 
     private func playlistChanged(at now: Double, added: Int = 0, removed: Int = 0) {
@@ -244,12 +319,25 @@ final class RunningShow {
 
     private func draw(at position: Double, moving: Bool, now: Double, lateBy lateness: Double = 0) {
         let playlist = pictures.pictures.index
+        let shownAt = screen.nextRefresh(after: now)
         let started = drawClock()
         do {
             try screen.present(at: now) { surface, contents in
-                layout.renderer.draw(
-                    into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
-                ) { pictures.pictures.picture($0) }
+                if let change {
+                    layout.renderer.draw(
+                        into: surface, cells: change.motion.cells(at: position, time: shownAt), contents: &contents,
+                        scratch: &scratch
+                    ) { content in
+                        switch content {
+                        case .item(let item): pictures.pictures.picture(item)
+                        case .ghost(let ghost): change.ghosts[ghost]
+                        }
+                    }
+                } else {
+                    layout.renderer.draw(
+                        into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
+                    ) { pictures.pictures.picture($0) }
+                }
             }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {
@@ -264,9 +352,11 @@ final class RunningShow {
             retryPresentAt = nil
             emit(.displayBack)
         }
+        let animating = change != nil
+        if let motion = change?.motion, motion.isOver(at: shownAt) { change = nil }
         drawnPosition = position
         frameNeeded = false
-        inFlight = (moving, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw)
+        inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw)
         movesSinceDraw = []
         // Screens without flip events (the first mode set) show the frame at once.
         if !screen.flipPending { frameShown(at: screen.nextRefresh(after: now)) }

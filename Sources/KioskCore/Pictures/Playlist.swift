@@ -153,10 +153,11 @@ public struct Playlist: Hashable, Sendable {
     /// rather than inserted one at a time (each insertion moves the tail).
     static let mostSingleEdits = 16
 
-    private func entry(_ item: Int) -> PlaylistEntry { PlaylistEntry(files[item], rank: ranks[item]) }
+    /// Item `item`'s file and rank.
+    public func entry(_ item: Int) -> PlaylistEntry { PlaylistEntry(files[item], rank: ranks[item]) }
 
-    /// The first item that does not sort before `entry`.
-    private func insertionPoint(of entry: PlaylistEntry) -> Int {
+    /// The first item that does not sort before `entry` (`count` when all do).
+    public func insertionPoint(of entry: PlaylistEntry) -> Int {
         var low = 0, high = files.count
         while low < high {
             let middle = (low + high) / 2
