@@ -112,3 +112,26 @@ import Testing
         #expect(run.show.pictures.pictures.playlist.files.map { ($0 as NSString).lastPathComponent } == ["a.png", "d.png"])
     }
 }
+
+/// `order = "shuffle"` in the running show: every round of the loop shows
+/// every picture once, in a new order each round.
+@Suite struct ShuffleShowTests {
+    @Test func eachRoundShowsEveryPictureOnceInANewOrder() throws {
+        let count = 10
+        let folder = try PictureFolder((0..<count).map { ("p\($0).png", try flatPNG(0x101010 * UInt32($0 + 1))) })
+        var settings = showSettings(folder, interval: 0.5, transition: 0.1)
+        settings.folder.order = .shuffle
+        let run = try SimulatedShow(settings)
+        let first = run.show.pictures.pictures.playlist[0]
+        run.run(until: 0.6 * Double(4 * count) + 0.3)
+        let shown = [first] + run.events.compactMap { event -> String? in
+            if case .pictureCentred(_, let file) = event { file } else { nil }
+        }
+        #expect(shown.count >= 4 * count)
+        let rounds = (0..<4).map { Array(shown[($0 * count)..<(($0 + 1) * count)]) }
+        for round in rounds { #expect(Set(round).count == count, "\(round)") }
+        for (a, b) in zip(shown, shown.dropFirst()) { #expect(a != b) }
+        #expect(Set(rounds).count >= 3, "rounds repeat: \(rounds)")
+        #expect(run.show.statistics.refreshesMissed == 0)
+    }
+}

@@ -216,3 +216,17 @@ let positions = Gen.int(in: -4_000_000...4_000_000).map { Double($0) / 4 }
         }
     }
 }
+
+@Suite struct SlotsEitherSideTests {
+    /// The count is what the still strip shows at rest on a slot, and while sliding off it, on either side.
+    @Test(arguments: [(1920, 1200, 40), (1920, 1344, 48), (480, 150, 7), (1080, 1080, 0), (1920, 600, 300), (800, 799, 1)])
+    func coversEverySlotThatCanShow(width: Int, slot: Int, spacing: Int) throws {
+        let g = try CarouselGeometry(screen: PixelSize(width: width, height: 100), slotWidth: slot, slotHeight: 100, spacing: spacing)
+        var farthest = 0
+        for step in -10...10 {
+            let position = Double(step) / 10
+            for visible in g.visibleSlots(at: position) { farthest = max(farthest, abs(visible.index)) }
+        }
+        #expect(farthest == g.slotsEitherSide)
+    }
+}

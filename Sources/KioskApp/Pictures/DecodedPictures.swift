@@ -66,6 +66,11 @@ struct DecodedPictures {
         return playlist.apply(change, keepingSlot: slot)
     }
 
+    /// Shuffles the files at `places` among themselves (``Playlist/shuffle(_:using:)``); the pictures stay cached.
+    mutating func shuffle(_ places: Range<Int>, using random: inout some RandomNumberGenerator) {
+        playlist.shuffle(places, using: &random)
+    }
+
     /// A new list of files (a rescan, a reload); returns the slot that now shows what `slot` showed.
     mutating func replacePlaylist(with entries: [PlaylistEntry], keepingSlot slot: Int) -> PlaylistEdit {
         playlist.replace(with: entries, keepingSlot: slot)

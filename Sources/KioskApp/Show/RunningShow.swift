@@ -66,6 +66,10 @@ final class RunningShow {
     /// a burst of animations cutting each other off.
     private var pendingNews: [FolderNews] = []
 
+    /// `order = "shuffle"`: when the next round's order is due.
+    private var shuffles: ShuffleRounds?
+    private var random = SystemRandomNumberGenerator()
+
     private(set) var statistics = ShowStatistics()
 
     init(assembly: ShowAssembly, screen: any ShowScreen, decoder: any PictureDecoder, startAt index: Int, now: Double) {
@@ -77,7 +81,13 @@ final class RunningShow {
             pictures: assembly.makePictures(), geometry: assembly.layout.geometry, position: Double(index))
         schedule = ShowSchedule(at: index, pictureCount: assembly.playlist.count, settings: assembly.settings.motion, now: now)
         settledTarget = schedule.target
+        shuffles = Self.shuffles(assembly)
         requestPictures(at: Double(index), now: now)
+    }
+
+    /// Shuffling keeps the pictures on screen in place, sliding too.
+    private static func shuffles(_ assembly: ShowAssembly) -> ShuffleRounds? {
+        assembly.settings.folder.order == .shuffle ? ShuffleRounds(margin: assembly.layout.geometry.slotsEitherSide) : nil
     }
 
     /// The playlist item in the centre, or the one the strip is sliding to.
@@ -229,6 +239,7 @@ final class RunningShow {
             pictures = PictureNeighbourhood(pictures: pictures.pictures, geometry: assembly.layout.geometry, position: pictures.position)
         }
         layout = assembly.layout
+        if (shuffles == nil) != (assembly.settings.folder.order != .shuffle) { shuffles = Self.shuffles(assembly) }
         emit(.settingsApplied)
         playlistChanged(at: now, added: edit.added.count, removed: edit.removed.count)
     }
@@ -241,6 +252,7 @@ final class RunningShow {
             statistics.slides += 1
             settledTarget = schedule.target
         }
+        if change == nil { reshuffleIfDue(at: now) }
         guard !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             if !schedule.isMoving(at: now) { lastMotionFrameShown = nil }
@@ -259,6 +271,18 @@ final class RunningShow {
         let lateness = fingerFrameAt.map { now - $0 } ?? 0
         fingerFrameAt = nil
         draw(at: position, moving: drawnPosition.map { $0 != position } ?? false, now: now, lateBy: lateness)
+    }
+
+    /// A new half round of the loop began: the pictures off screen are
+    /// shuffled among their places (``ShuffleRounds``). Nothing on screen
+    /// moves, so nothing is drawn; the preload follows the new order.
+    private func reshuffleIfDue(at now: Double) {
+        guard var rounds = shuffles else { return }
+        let due = rounds.due(at: schedule.target, count: pictures.pictures.playlist.count)
+        shuffles = rounds
+        guard !due.isEmpty else { return }
+        for places in due { pictures.pictures.shuffle(places, using: &random) }
+        requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
     }
 
     /// The statistics, with whether the strip is still at `now`.

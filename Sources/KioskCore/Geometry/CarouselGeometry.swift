@@ -23,6 +23,12 @@ public struct CarouselGeometry: Hashable, Sendable {
     /// seed's `ceil(W / (w + s)) + 2`.
     public var maximumVisibleSlots: Int { (screen.width + pitch - 1) / pitch + 2 }
 
+    /// The most slots on either side of the target slot that can be on
+    /// screen while the strip rests on it or slides to it: the neighbours
+    /// that peek in at rest (slot `k` shows while `k (w + s) < (W + w) / 2`),
+    /// and one more that the slide brings or takes away.
+    public var slotsEitherSide: Int { (screen.width + slotWidth + 2 * pitch - 1) / (2 * pitch) }
+
     /// True when no neighbour can be seen at rest (`w + 2s >= W`): allowed,
     /// because a single-picture show is a valid choice, but worth a log line.
     public var neighboursHiddenAtRest: Bool { slotWidth + 2 * spacing >= screen.width }

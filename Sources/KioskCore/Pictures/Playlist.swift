@@ -143,6 +143,15 @@ public struct Playlist: Hashable, Sendable {
         return apply(change, keepingSlot: slot)
     }
 
+    /// Shuffles the files at `places` among those places, each taking the
+    /// rank of its new place (`order = "shuffle"`, see ``ShuffleRounds``):
+    /// the rest of the playlist stays as it is.
+    public mutating func shuffle(_ places: Range<Int>, using random: inout some RandomNumberGenerator) {
+        precondition(places.lowerBound >= 0 && places.upperBound <= files.count)
+        files[places].shuffle(using: &random)
+        for item in places where ranks[item] != 0 { rankOf[files[item]] = ranks[item] }
+    }
+
     /// Files under `folder` (a path ending in `/`): a folder that was
     /// removed or moved away. One walk over the list.
     public func files(under folder: String) -> [String] { files.filter { $0.hasPrefix(folder) } }
