@@ -17,7 +17,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self],
+        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -43,7 +43,7 @@ struct Figures: ParsableCommand {
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -102,6 +102,7 @@ struct Slides: ParsableCommand {
         }
         print("slides_run \(stats.slides) slides, \(stats.framesShown) frames in "
             + "\(format((ContinuousClock.now - start) / .seconds(1))) s")
+        if stats.changesAnimated > 0 { print("changes_animated \(stats.changesAnimated) animations of pictures arriving on screen") }
         print("\(figure) \(stats.refreshesMissed) frames")
     }
 }

@@ -218,6 +218,7 @@ final class RunningShow {
         var pictures: [Int: RasterImage] = [:]
         for ghost in motion.shrinkingGhosts { pictures[ghost] = ghosts[ghost].picture }
         change = (motion, pictures)
+        statistics.changesAnimated += 1
     }
     /// New settings or a new folder listing (a reload): the layout, the
     /// motion, the pictures' recipe and the playlist change; the centred

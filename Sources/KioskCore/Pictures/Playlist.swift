@@ -16,14 +16,18 @@
 /// `lap N' + c'`, where `N'` is the new count and `c'` the centred file's new
 /// index (`c' = N'` is the first file of the next lap).
 ///
-/// Memory: the paths, 8 bytes of rank each, and a dictionary entry for each
-/// file whose rank is not 0 (none in name order).
+/// Memory: the paths, 8 bytes of rank each, and for each file whose rank
+/// is not 0 (none in name order) a dictionary entry from the hash of its
+/// path to its rank: 16 bytes and the table's slack, where a path key
+/// would cost twice that. Two paths whose 64-bit hashes collide (about one
+/// chance in 10^10 with 100,000 files) are told apart by a walk over the list.
 public struct Playlist: Hashable, Sendable {
     public private(set) var files: [String]
     /// `ranks[i]` is `files[i]`'s rank.
     private var ranks: [Int64]
-    /// The ranks that are not 0, by path: how a leaving file is found.
-    private var rankOf: [String: Int64]
+    /// The ranks that are not 0, by the hash of the path: how a leaving
+    /// file (which can no longer be stat'ed) is found.
+    private var rankOf: [Int: Int64]
 
     /// `files` in name order (each file once).
     public init(_ files: [String] = []) { self.init(entries: files.map { PlaylistEntry($0) }) }
@@ -36,7 +40,7 @@ public struct Playlist: Hashable, Sendable {
         files = sorted.map(\.path)
         ranks = sorted.map(\.rank)
         sorted.removeAll { $0.rank == 0 }
-        rankOf = Dictionary(sorted.map { ($0.path, $0.rank) }, uniquingKeysWith: { _, last in last })
+        rankOf = Dictionary(sorted.map { ($0.path.hashValue, $0.rank) }, uniquingKeysWith: { _, last in last })
     }
 
     public var count: Int { files.count }
@@ -58,8 +62,11 @@ public struct Playlist: Hashable, Sendable {
 
     /// The item of the file at `path`, if it is in the playlist (binary search).
     public func item(of path: String) -> Int? {
-        let at = insertionPoint(of: PlaylistEntry(path, rank: rankOf[path] ?? 0))
-        return at < files.count && files[at] == path ? at : nil
+        let rank = rankOf[path.hashValue]
+        let at = insertionPoint(of: PlaylistEntry(path, rank: rank ?? 0))
+        if at < files.count && files[at] == path { return at }
+        // Another path with the same hash: the rank was its.
+        return rank == nil ? nil : files.firstIndex(of: path)
     }
 
     public func contains(_ path: String) -> Bool { item(of: path) != nil }
@@ -75,7 +82,7 @@ public struct Playlist: Hashable, Sendable {
     public mutating func remove(at item: Int, keepingSlot slot: Int) -> Int {
         precondition(files.indices.contains(item))
         let newSlot = index.slotKeepingItem(atSlot: slot, afterRemoving: item)
-        rankOf[files[item]] = nil
+        rankOf[files[item].hashValue] = nil
         files.remove(at: item)
         ranks.remove(at: item)
         return newSlot
@@ -102,7 +109,7 @@ public struct Playlist: Hashable, Sendable {
         let centred = item(forSlot: slot).map { (item: $0, entry: entry($0), lap: (slot - $0) / count) }
         if leaving.count + arriving.count <= Self.mostSingleEdits {
             for item in leaving.reversed() {
-                rankOf[files[item]] = nil
+                rankOf[files[item].hashValue] = nil
                 files.remove(at: item)
                 ranks.remove(at: item)
             }
@@ -149,7 +156,7 @@ public struct Playlist: Hashable, Sendable {
     public mutating func shuffle(_ places: Range<Int>, using random: inout some RandomNumberGenerator) {
         precondition(places.lowerBound >= 0 && places.upperBound <= files.count)
         files[places].shuffle(using: &random)
-        for item in places where ranks[item] != 0 { rankOf[files[item]] = ranks[item] }
+        for item in places where ranks[item] != 0 { rankOf[files[item].hashValue] = ranks[item] }
     }
 
     /// Files under `folder` (a path ending in `/`): a folder that was
@@ -179,7 +186,7 @@ public struct Playlist: Hashable, Sendable {
         let at = insertionPoint(of: entry)
         files.insert(entry.path, at: at)
         ranks.insert(entry.rank, at: at)
-        if entry.rank != 0 { rankOf[entry.path] = entry.rank }
+        if entry.rank != 0 { rankOf[entry.path.hashValue] = entry.rank }
     }
 
     /// Removes the items `leaving` (ascending) and adds `arriving` (sorted, none present) in one pass.
@@ -191,7 +198,7 @@ public struct Playlist: Hashable, Sendable {
         var next = 0, skip = 0
         for item in files.indices {
             if skip < leaving.count && leaving[skip] == item {
-                rankOf[files[item]] = nil
+                rankOf[files[item].hashValue] = nil
                 skip += 1
                 continue
             }
@@ -208,7 +215,7 @@ public struct Playlist: Hashable, Sendable {
             newFiles.append(entry.path)
             newRanks.append(entry.rank)
         }
-        for entry in arriving where entry.rank != 0 { rankOf[entry.path] = entry.rank }
+        for entry in arriving where entry.rank != 0 { rankOf[entry.path.hashValue] = entry.rank }
         files = newFiles
         ranks = newRanks
     }

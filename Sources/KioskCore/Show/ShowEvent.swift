@@ -7,6 +7,8 @@ public struct ShowStatistics: Equatable, Sendable {
     public var refreshesMissed = 0
     /// Slides begun, by the timer or by a command.
     public var slides = 0
+    /// Playlist changes animated on screen (``StripChange``).
+    public var changesAnimated = 0
     /// True when the strip is still (no slide in progress).
     public var atRest = true
     /// From each finger move's kernel timestamp to the flip of the first
