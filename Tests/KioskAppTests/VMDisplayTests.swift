@@ -315,6 +315,31 @@ struct VMDisplayTests {
         #expect(try exitOf("virtio-gpu/touch.exit").status == 0)
     }
 
+    /// The live folder on a real display: the centred picture deleted, a
+    /// copy renamed into place, and a burst that overflows the kernel's
+    /// event queue, each while kioskd shows the folder. Every screendump at
+    /// rest is exactly `kioskd snapshot` of the folder as it then is.
+    @Test func picturesDeletedAndCopiedInWhileShownAreOnTheRealScreen() throws {
+        let log = try String(contentsOfFile: results("virtio-gpu/live.log"), encoding: .utf8)
+        #expect(log.contains("4 picture(s) in the playlist (1 removed)"), "\(log)")
+        #expect(log.contains("5 picture(s) in the playlist (1 added)"), "\(log)")
+        #expect(log.contains("inotify queue overflow"), "\(log)")
+        #expect(log.contains("7 picture(s) in the playlist"), "\(log)")
+        #expect(!log.contains(".junk"), "hidden files are passed over without a word: \(log)")
+        for (dump, names) in [("live-start", ["01", "02", "03", "04", "05"]), ("live-deleted", ["02", "03", "04", "05"]),
+                              ("live-added", ["02", "03", "04", "05", "06"]),
+                              ("live-overflow", ["02", "03", "04", "05", "06", "07", "08"])] {
+            let folder = NSTemporaryDirectory() + "kioskd-vm-live-\(getpid())-\(dump)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            for name in names { try FileManager.default.copyItem(atPath: "\(demoImages)/\(name).jpg", toPath: "\(folder)/\(name).jpg") }
+            let screen = try readScreendump(results("virtio-gpu/\(dump).ppm"))
+            expectSamePixels(screen, try snapshot(size: screen.size) { $0.images = folder })
+        }
+        #expect(FileManager.default.fileExists(atPath: results("virtio-gpu/live-alive")))
+        #expect(try exitOf("virtio-gpu/live.exit").status == 0)
+    }
+
     @Test func aBusyDisplayIsAClearErrorNotAHang() throws {
         let exit = try exitOf("bochs/busy.exit")
         #expect(exit.status == 1, "1 is kioskd's failure; 124 would mean timeout(1) had to stop a hang")
