@@ -6,8 +6,12 @@ import Glibc
 
 /// Finds the card, connector, mode and CRTC the operator asked for and takes
 /// the display: `device`, `connector` and `mode` from ``DisplaySettings``.
-public func openOutput(_ settings: DisplaySettings) throws(DRMError) -> KMSOutput {
-    let card = try chooseCard(settings.device)
+/// `open`: a card already open and master (a reload moving to another
+/// connector or mode), used again if the settings name it or no card: a
+/// second descriptor on it could not become master.
+public func openOutput(_ settings: DisplaySettings, on open: DRMCard? = nil) throws(DRMError) -> KMSOutput {
+    let card: DRMCard
+    if let open, settings.device == nil || settings.device == open.path { card = open } else { card = try chooseCard(settings.device) }
     try card.becomeMaster()
     guard card.supportsDumbBuffers() else { throw DRMError(device: card.path, kind: .noDumbBuffers) }
     let connectors = try card.connectors()

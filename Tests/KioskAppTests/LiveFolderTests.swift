@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 @testable import KioskApp
 import KioskCore
 import Testing
@@ -450,11 +451,11 @@ import ControlClient
         #expect((refused?["error"] as? String)?.contains("unknown setting; did you mean interval?") == true)
         #expect(try status()["interval"] as? Double == 300 && status()["count"] as? Int == 2)
 
-        // Another folder, and a display setting that waits for a restart.
-        try "images = \"\(second.path)\"\ninterval = 300\nbackground = \"202020\"\nrotation = 90\n".write(toFile: config, atomically: true, encoding: .utf8)
+        // Another folder, and an input setting that waits for a restart.
+        try "images = \"\(second.path)\"\ninterval = 300\nbackground = \"202020\"\ntap_zones = false\n".write(toFile: config, atomically: true, encoding: .utf8)
         let applied = try JSONSerialization.jsonObject(with: Data(try control.request("reload"))) as? [String: Any]
         #expect(applied?["changed"] as? [String] == ["images"])
-        #expect(applied?["restart_needed"] as? [String] == ["rotation"])
+        #expect(applied?["restart_needed"] as? [String] == ["tap_zones"])
         #expect(try status()["count"] as? Int == 3)
         try second.write("w.jpg")   // the new folder is watched
         for _ in 0..<100 where try status()["count"] as? Int != 4 { usleep(10_000) }
@@ -464,6 +465,59 @@ import ControlClient
         #expect(log.contains("kioskd: reload: background \"000000\" -> \"202020\", interval 600.0 -> 300.0"))
         #expect(log.contains("kioskd: reload refused, the show goes on with the settings it has: \(config): line 2: invalid intervall"))
         #expect(log.contains("kioskd: reload: images \"\(first.path)\" -> \"\(second.path)\""))
-        #expect(log.contains("kioskd: reload: rotation takes effect when kioskd restarts"))
+        #expect(log.contains("kioskd: reload: tap_zones takes effect when kioskd restarts"))
+    }
+
+    /// A reload that changes the display (here the panel turned on its
+    /// side) moves the show onto the new one at once, where it was: the
+    /// screen is then exactly `kioskd snapshot` of the new display. A new
+    /// display whose layout cannot fit is refused, and the show goes back
+    /// to the display it had.
+    @Test func aNewDisplayIsOpenedInPlaceAndOneThatCannotFitIsRefused() throws {
+        let folder = try fourColours()
+        let config = folder.path + ".toml"
+        defer { unlink(config) }
+        try "images = \"\(folder.path)\"\ninterval = 600\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try Daemon(["--config", config, "--transition", "0.2"])   // headless, 320x180
+        daemon.waitFor("control socket: ")
+        defer { _ = daemon.stop() }
+        let control = try ControlConnection(path: daemon.socket)
+        func ask(_ line: String) throws -> [String: Any] {
+            (try JSONSerialization.jsonObject(with: Data(try control.request(line))) as? [String: Any]) ?? [:]
+        }
+        _ = try ask("goto 2")
+        for _ in 0..<200 where try ask("status")["at_rest"] as? Bool != true { usleep(10_000) }
+
+        try "images = \"\(folder.path)\"\ninterval = 600\nrotation = 90\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let applied = try ask("reload")
+        #expect(applied["changed"] as? [String] == ["rotation"], "\(applied)")
+        #expect(applied["restart_needed"] as? [String] == [])
+        usleep(200_000)   // the first frame on the new display
+        let reply = try ask("screenshot")
+        #expect(reply["index"] as? Int == 2)
+        let png = try control.read(count: try #require(reply["png_bytes"] as? Int))
+        let shown = try PNGCodec.decode(png, path: "screenshot", background: .black, maximumPixels: 1 << 22)
+        var settings = KioskSettings()
+        settings.images = folder.path
+        settings.display.rotation = .quarter
+        let expected = try SnapshotJob(settings: settings, screen: PixelSize(width: 320, height: 180), position: 2).run().frame
+        #expect(shown.size == expected.size)
+        let differing = zip(shown.pixels, expected.pixels).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) pixels differ from kioskd snapshot of the turned display")
+
+        // Turned back, slots 500 px wide cannot fit the 320 px strip: refused, and back on the turned display.
+        try "images = \"\(folder.path)\"\ninterval = 600\nimage_width = 500\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let refused = try ask("reload")
+        #expect(refused["ok"] as? Bool == false)
+        #expect((refused["error"] as? String)?.contains("image_width") == true, "\(refused)")
+        #expect(try ask("status")["index"] as? Int == 2)
+        usleep(200_000)
+        let again = try ask("screenshot")
+        let still = try PNGCodec.decode(try control.read(count: try #require(again["png_bytes"] as? Int)), path: "screenshot",
+                                        background: .black, maximumPixels: 1 << 22)
+        #expect(still.pixels == shown.pixels, "the show is back on the turned display as it was")
+        let log = daemon.stop().joined(separator: "\n")
+        #expect(log.contains("kioskd: showing on headless 320x180 at 60 Hz, rotation 90"))
+        #expect(log.contains("back on headless 320x180"))
     }
 }

@@ -340,6 +340,19 @@ struct VMDisplayTests {
         #expect(try exitOf("virtio-gpu/live.exit").status == 0)
     }
 
+    /// SIGHUP with a new mode in the config: kioskd sets it on the same
+    /// card (it stays DRM master) and lays the strip out for it, on the
+    /// picture it was showing; the screendump is `kioskd snapshot` at the new size.
+    @Test func aReloadWithANewModeSetsItInPlace() throws {
+        let log = try String(contentsOfFile: results("virtio-gpu/remode.log"), encoding: .utf8)
+        #expect(log.contains("showing on /dev/dri/card0 (virtio_gpu) Virtual-1 1024x768@"), "\(log)")
+        #expect(log.contains("reload: mode"), "\(log)")
+        let screen = try readScreendump(results("virtio-gpu/remode.ppm"))
+        #expect(screen.size == PixelSize(width: 1024, height: 768))
+        expectSamePixels(screen, try snapshot(size: screen.size, position: 1))
+        #expect(try exitOf("virtio-gpu/remode.exit").status == 0)
+    }
+
     @Test func aBusyDisplayIsAClearErrorNotAHang() throws {
         let exit = try exitOf("bochs/busy.exit")
         #expect(exit.status == 1, "1 is kioskd's failure; 124 would mean timeout(1) had to stop a hang")

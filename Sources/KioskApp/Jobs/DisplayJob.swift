@@ -107,7 +107,22 @@ public struct DisplayJob {
             folderSource = folder
             try loop.add(folder)
             if let reloadSettings {
-                let reload = ConfigReload(settings: settings, controller: controller, folder: folder, log: log, load: reloadSettings)
+                // A new display: the old one gives the console back first, and its card is used again.
+                let openDisplay = { (display: DisplaySettings) throws -> any ShowScreen in
+                    drm?.restore()
+                    switch display.target {
+                    case .drm:
+                        let output = try openOutput(display, on: drm?.card)
+                        drm = output
+                        return output
+                    case .headless:
+                        drm = nil
+                        return try HeadlessScreen(panel: display.headlessSize, vblankTimer: true, now: MonotonicClock.now())
+                    }
+                }
+                let reload = ConfigReload(
+                    settings: settings, controller: controller, folder: folder, log: log, openDisplay: openDisplay,
+                    load: reloadSettings)
                 controller.reloader = { reload.reload() }
             }
             if let control { try loop.add(control) }

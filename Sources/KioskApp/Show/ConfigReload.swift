@@ -19,10 +19,14 @@ public enum ReloadOutcome: Equatable, Sendable {
 /// - A new folder, `recursive` or `order` starts a new watch of the
 ///   folder; the playlist becomes its listing, the centred picture
 ///   staying if it is still in it.
-/// - The display (device, connector, mode, rotation, display, size), the
-///   input devices and keys, and the control socket are taken when the
-///   daemon starts: a change to them is logged as waiting for a restart
-///   and the old values stay in force.
+/// - A new display (device, connector, mode, rotation, display, size) is
+///   opened in place of the old, the strip laid out for it and drawn at
+///   once where it was; the input maps touches to it. If it cannot be
+///   opened, or the layout does not fit it, the reload is refused and the
+///   show goes back to the display it had.
+/// - The input devices and keys, and the control socket are taken when
+///   the daemon starts: a change to them is logged as waiting for a
+///   restart and the old values stay in force.
 /// - Command-line flags still win over the file, as at the start.
 final class ConfigReload {
     /// The defaults, the config file and the command line's flags, read now.
@@ -32,15 +36,18 @@ final class ConfigReload {
     let folder: FolderSource
     let log: (String) -> Void
 
+    /// Opens a display (the old screen is given up first), or throws why
+    /// not; nil: the display is taken at the start only (a test's show).
+    let openDisplay: ((DisplaySettings) throws -> any ShowScreen)?
+
     /// Settings only a restart changes.
-    static let takenAtStart: Set<String> = [
-        "device", "connector", "mode", "rotation", "display", "size", "socket", "socket_group",
-        "input", "grab", "tap_zones", "calibration", "keys",
-    ]
+    static let takenAtStart: Set<String> = ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys"]
+    static let displaySettings: Set<String> = ["device", "connector", "mode", "rotation", "display", "size"]
     static let folderSettings: Set<String> = ["images", "recursive", "order"]
 
     init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (String) -> Void,
-         load: @escaping () throws -> KioskSettings) {
+         openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, load: @escaping () throws -> KioskSettings) {
+        self.openDisplay = openDisplay
         self.settings = settings
         self.controller = controller
         self.folder = folder
@@ -52,9 +59,10 @@ final class ConfigReload {
         let read: KioskSettings
         do { read = try load() } catch { return refuse("\(error)") }
         let changed = KioskSettings.names.filter { read.writtenValue(of: $0) != settings.writtenValue(of: $0) }
-        let waiting = changed.filter(Self.takenAtStart.contains)
+        let newDisplay = openDisplay != nil && changed.contains(where: Self.displaySettings.contains)
+        let waiting = changed.filter { Self.takenAtStart.contains($0) || (!newDisplay && Self.displaySettings.contains($0)) }
         var applied = read
-        applied.display = settings.display
+        if !newDisplay { applied.display = settings.display }
         applied.input = settings.input
         applied.control = settings.control
 
@@ -67,10 +75,17 @@ final class ConfigReload {
             }
             listing = FolderListing(entries: watcher?.firstListing ?? [], notes: watcher?.firstNotes ?? [])
         }
+        var screen: (any ShowScreen)?
+        if newDisplay, let openDisplay {
+            do { screen = try openDisplay(applied.display) } catch {
+                watcher?.stop()
+                return refuse("cannot open the new display: \(error)" + backToTheOldDisplay())
+            }
+        }
         let assembly: ShowAssembly
-        do { assembly = try ShowAssembly(settings: applied, panel: show.screen.panelSize, listing: listing) } catch {
+        do { assembly = try ShowAssembly(settings: applied, panel: (screen ?? show.screen).panelSize, listing: listing) } catch {
             watcher?.stop()
-            return refuse(error.description)
+            return refuse(error.description + (screen == nil ? "" : backToTheOldDisplay()))
         }
         if let watcher {
             do { try folder.watch(with: watcher) } catch {
@@ -78,7 +93,12 @@ final class ConfigReload {
                 return refuse("cannot watch the picture folder: \(error)")
             }
         }
-        controller.reassemble(assembly)
+        if let screen {
+            controller.move(to: screen, assembly: assembly)
+            log("showing on \(screen.summary), rotation \(applied.display.rotation.rawValue)")
+        } else {
+            controller.reassemble(assembly)
+        }
         let before = settings
         settings = applied
         let applying = changed.filter { !waiting.contains($0) }
@@ -92,6 +112,20 @@ final class ConfigReload {
             }
         }
         return .applied(changed: applying, restartNeeded: waiting)
+    }
+
+    /// Opens the display the show had again, after a new one failed: what
+    /// to add to the refusal.
+    private func backToTheOldDisplay() -> String {
+        do {
+            let screen = try openDisplay!(settings.display)
+            controller.move(to: screen, assembly: try ShowAssembly(
+                settings: settings, panel: screen.panelSize,
+                listing: FolderListing(entries: controller.show.pictures.pictures.playlist.entries, notes: [])))
+            return "; back on \(screen.summary)"
+        } catch {
+            return "; the old display cannot be opened again either (\(error)): retrying it every second"
+        }
     }
 
     private func refuse(_ reason: String) -> ReloadOutcome {

@@ -17,7 +17,8 @@ import SystemCalls
 /// At rest nothing is drawn: the only wake-up is the deadline of the next
 /// slide.
 final class RunningShow {
-    let screen: any ShowScreen
+    /// The display; a reload that changes it moves the show to a new one (``move(to:assembly:at:)``).
+    private(set) var screen: any ShowScreen
     private(set) var layout: ShowLayout
     private(set) var pictures: PictureNeighbourhood
     private(set) var schedule: ShowSchedule
@@ -243,6 +244,23 @@ final class RunningShow {
         if (shuffles == nil) != (assembly.settings.folder.order != .shuffle) { shuffles = Self.shuffles(assembly) }
         emit(.settingsApplied)
         playlistChanged(at: now, added: edit.added.count, removed: edit.removed.count)
+    }
+
+    /// A reload changed the display (device, connector, mode, rotation):
+    /// the show goes on on `newScreen`, laid out for it by `assembly`, at
+    /// the same place and time. The old screen's frames are forgotten; the
+    /// first frame on the new one is drawn at once (a full mode set).
+    func move(to newScreen: any ShowScreen, assembly: ShowAssembly, at now: Double) {
+        screen = newScreen
+        drawnPosition = nil
+        inFlight = nil
+        fingerFrameAt = nil
+        lastMotionFrameShown = nil
+        retryPresentAt = nil
+        movesSinceDraw = []
+        repaintWindow = RepaintWindow()
+        scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
+        reassemble(assembly, at: now)
     }
 
     /// Starts a due slide and draws a frame if one is wanted and the screen

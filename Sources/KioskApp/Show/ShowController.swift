@@ -46,6 +46,17 @@ final class ShowController {
         show.folderChanged(news, at: clock())
     }
 
+    /// Called after the show moved to another screen: the loop watches the
+    /// new screen's descriptor, the input maps touches to its size and turn.
+    var screenChanged: [() -> Void] = []
+
+    /// A reload changed the display: the show moves to `screen`, keeping its place.
+    func move(to screen: any ShowScreen, assembly: ShowAssembly) {
+        commandsPerformed += 1
+        show.move(to: screen, assembly: assembly, at: clock())
+        for handler in screenChanged { handler() }
+    }
+
     /// New settings or a new folder listing (a reload), the show keeping its place.
     func reassemble(_ assembly: ShowAssembly) {
         commandsPerformed += 1

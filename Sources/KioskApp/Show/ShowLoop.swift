@@ -14,15 +14,13 @@ final class ShowLoop {
     let loop: EventLoop
     private let showDeadline: Deadline
     private var registrations: [Registration] = []
+    private var screenRegistration: Registration?
     private var sources: [ShowSource] = []
 
     init(controller: ShowController, decoder: DecodeWorker) throws(SystemCallError) {
         self.controller = controller
         loop = try EventLoop()
         let show = controller.show, clock = controller.clock
-        if let fd = show.screen.eventDescriptor {
-            registrations.append(try loop.register(fd, name: "screen", priority: .urgent) { _ in show.screenEvents(at: clock()) })
-        }
         registrations.append(try loop.register(decoder.readyFD, name: "decoder") { _ in show.picturesReady(at: clock()) })
         // Its work is done by update(at:), which runs in every wake-up
         // before the other sources' events: a frame is never late for them.
@@ -32,6 +30,21 @@ final class ShowLoop {
         loop.afterUrgentEvents = {
             show.update(at: clock())
             showDeadline.arm(at: show.nextWakeUp(at: clock()))
+        }
+        try watchScreen()
+        controller.screenChanged.append { [unowned self] in
+            // Without its flip events the show would wait for a flip forever: a failure here ends the loop.
+            do { try watchScreen() } catch { controller.stop(reason: "the new display cannot be watched: \(error)") }
+        }
+    }
+
+    /// Watches the show's screen's descriptor for flip events (the old one's no more).
+    private func watchScreen() throws(SystemCallError) {
+        if let old = screenRegistration { loop.unregister(old) }
+        screenRegistration = nil
+        let show = controller.show, clock = controller.clock
+        if let fd = show.screen.eventDescriptor {
+            screenRegistration = try loop.register(fd, name: "screen", priority: .urgent) { _ in show.screenEvents(at: clock()) }
         }
     }
 

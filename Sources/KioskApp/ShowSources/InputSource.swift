@@ -21,7 +21,7 @@ final class InputSource: ShowSource {
 
     private let settings: InputSettings
     private let keyMap: KeyMap
-    private let rotation: Rotation
+    private var rotation: Rotation
     /// Devices handed over rather than found (the benchmark's piped finger, the tests').
     private var given: [any InputDevice]
     private let log: (String) -> Void
@@ -44,6 +44,7 @@ final class InputSource: ShowSource {
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
         self.loop = loop
         self.controller = controller
+        controller.screenChanged.append { [unowned self] in screenChanged() }
         for device in given { adopt(device, explicit: true) }
         given = []
         guard settings.devices != [] else { return log("input: \(devices.isEmpty ? "off" : "only the devices handed over")") }
@@ -153,6 +154,19 @@ final class InputSource: ShowSource {
         case .device: return "\(amount) from its resolution"
         case .screen: return "\(amount) from the screen's width"
         case .assumed: return "\(amount) (96 dpi: neither it nor the screen says its size)"
+        }
+    }
+
+    /// The show moved to another screen (a reload): every device is taken
+    /// again, so its touches map to the new screen's size and turn.
+    private func screenChanged() {
+        rotation = controller.show.layout.renderer.rotation
+        let open = devices
+        devices = [:]
+        for (_, input) in open.sorted(by: { $0.key < $1.key }) {
+            if let registration = input.registration { loop.unregister(registration) }
+            if input.isTouching { controller.perform(.touch(.cancelled)) }
+            adopt(input.device, explicit: settings.devices != nil)
         }
     }
 
