@@ -29,10 +29,15 @@ struct LayoutOptions: ParsableArguments {
     /// The defaults, then the config file, then these flags and `extra`
     /// (a command's own flags, by setting name).
     func settings(extra: [(String, String?)] = []) throws -> KioskSettings {
+        try explainedSettings(extra: extra).settings
+    }
+
+    /// The settings and where each came from (the file's line, a flag).
+    func explainedSettings(extra: [(String, String?)] = []) throws -> ExplainedSettings {
         let flags: [(String, String?)] = [
             ("images", images), ("image_width", imageWidth), ("spacing", spacing),
             ("slot_height", slotHeight), ("background", background), ("rotation", rotation),
         ] + extra
-        return try loadSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
+        return try loadExplainedSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
     }
 }

@@ -73,7 +73,7 @@ struct Show: ParsableCommand {
         ]
         do { settings = try layout.settings(extra: extra) } catch { fail("\(error)") }
         var job = DisplayJob(settings: settings, index: index, verbose: verbose, log: log)
-        job.reloadSettings = { [layout] in try layout.settings(extra: extra) }
+        job.reloadSettings = { [layout] in try layout.explainedSettings(extra: extra) }
         do {
             try job.run()
         } catch {

@@ -44,7 +44,7 @@ public struct DisplayJob {
     public var inputDevices: [any InputDevice] = []
     /// Reads the settings again (the config file and the flags): set, a
     /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
-    public var reloadSettings: (() throws -> KioskSettings)?
+    public var reloadSettings: (() throws -> ExplainedSettings)?
 
     public init(settings: KioskSettings, index: Int, verbose: Bool = false, log: @escaping (String) -> Void) {
         self.settings = settings

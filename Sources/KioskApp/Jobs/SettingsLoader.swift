@@ -16,11 +16,23 @@ public struct ExplainedSettings: Sendable {
     public var fromFile: [String: Int] = [:]
     /// The settings a command-line flag set (over the file's).
     public var fromFlags: Set<String> = []
+    /// The config file read, if any.
+    public var file: String?
+
+    /// Where setting `name`'s value was written, for an error about it
+    /// found only later (a slot wider than the screen): `FILE: line N`,
+    /// `the --image-width flag`, or nil for a default.
+    public func place(of name: String) -> String? {
+        if fromFlags.contains(name) { return "the --\(String(name.map { $0 == "_" ? "-" : $0 })) flag" }
+        guard let file, let line = fromFile[name] else { return nil }
+        return "\(file): line \(line)"
+    }
 }
 
 /// ``loadSettings(configPath:flags:)``, keeping where each setting came from.
 public func loadExplainedSettings(configPath: String?, flags: [(name: String, value: String)]) throws -> ExplainedSettings {
     var explained = ExplainedSettings()
+    explained.file = configPath
     if let configPath {
         let bytes: [UInt8]
         do {

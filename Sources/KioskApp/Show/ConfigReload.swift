@@ -29,8 +29,9 @@ public enum ReloadOutcome: Equatable, Sendable {
 ///   restart and the old values stay in force.
 /// - Command-line flags still win over the file, as at the start.
 final class ConfigReload {
-    /// The defaults, the config file and the command line's flags, read now.
-    let load: () throws -> KioskSettings
+    /// The defaults, the config file and the command line's flags, read
+    /// now, with where each setting was written.
+    let load: () throws -> ExplainedSettings
     private(set) var settings: KioskSettings
     let controller: ShowController
     let folder: FolderSource
@@ -46,7 +47,7 @@ final class ConfigReload {
     static let folderSettings: Set<String> = ["images", "recursive", "order"]
 
     init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (String) -> Void,
-         openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, load: @escaping () throws -> KioskSettings) {
+         openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, load: @escaping () throws -> ExplainedSettings) {
         self.openDisplay = openDisplay
         self.settings = settings
         self.controller = controller
@@ -56,8 +57,9 @@ final class ConfigReload {
     }
 
     func reload() -> ReloadOutcome {
-        let read: KioskSettings
-        do { read = try load() } catch { return refuse("\(error)") }
+        let explained: ExplainedSettings
+        do { explained = try load() } catch { return refuse("\(error)") }
+        let read = explained.settings
         let changed = KioskSettings.names.filter { read.writtenValue(of: $0) != settings.writtenValue(of: $0) }
         let newDisplay = openDisplay != nil && changed.contains(where: Self.displaySettings.contains)
         let waiting = changed.filter { Self.takenAtStart.contains($0) || (!newDisplay && Self.displaySettings.contains($0)) }
@@ -85,7 +87,10 @@ final class ConfigReload {
         let assembly: ShowAssembly
         do { assembly = try ShowAssembly(settings: applied, panel: (screen ?? show.screen).panelSize, listing: listing) } catch {
             watcher?.stop()
-            return refuse(error.description + (screen == nil ? "" : backToTheOldDisplay()))
+            // A setting that does not fit the screen: where it was written, as for a mistake in the file.
+            var reason = error.description
+            if case .setting(let mistake) = error, let place = explained.place(of: mistake.setting) { reason = "\(place): \(reason)" }
+            return refuse(reason + (screen == nil ? "" : backToTheOldDisplay()))
         }
         if let watcher {
             do { try folder.watch(with: watcher) } catch {
