@@ -86,7 +86,7 @@ let package = Package(
 
         .executableTarget(
             name: "kioskd",
-            dependencies: ["KioskApp", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["KioskApp", "ServiceManager", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "kioskctl",
             dependencies: ["ControlClient", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

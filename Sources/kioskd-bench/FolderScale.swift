@@ -64,7 +64,8 @@ struct FolderScale: ParsableCommand {
         let start = ContinuousClock.now
         var ready: Duration?
         var count = 0
-        _ = try DisplayJob(settings: settings, index: 0, log: { line in
+        _ = try DisplayJob(settings: settings, index: 0, log: { logged in
+            let line = logged.text
             if ready == nil, line.hasPrefix("showing "), line.contains(" picture(s), picture ") {
                 ready = ContinuousClock.now - start
                 count = Int(line.split(separator: " ")[1]) ?? 0

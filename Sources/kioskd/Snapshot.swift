@@ -45,7 +45,7 @@ struct Snapshot: ParsableCommand {
         } catch {
             fail("\(error)")
         }
-        for line in result.log { log(line) }
+        for line in result.log { log(.warning(line)) }
         do {
             try writeWholeFile(out, bytes: try PNGCodec.encode(result.frame))
         } catch {

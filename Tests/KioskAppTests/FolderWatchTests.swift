@@ -56,7 +56,7 @@ import Testing
         var settings = InputSettings()
         settings.devices = [link]
         var log: [String] = []
-        let source = InputSource(settings: settings, rotation: .none, log: { log.append($0) })
+        let source = InputSource(settings: settings, rotation: .none, log: { log.append($0.text) })
         try source.attach(to: loop, controller: show.controller)
         #expect(log == [
             "input: \(link): open failed: No such file or directory (errno 2)",

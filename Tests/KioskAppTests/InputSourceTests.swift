@@ -35,7 +35,7 @@ final class LiveInputShow {
         controller.subscribe { [unowned self] in events.append($0) }
         try loop.add(InputSource(
             settings: settings.input, keyMap: KeyMap(), rotation: settings.display.rotation, devices: devices,
-            log: { [unowned self] in log.append($0) }))
+            log: { [unowned self] in log.append($0.text) }))
         try run(until: { $0.events.contains { if case .ready = $0 { true } else { false } } })
     }
 

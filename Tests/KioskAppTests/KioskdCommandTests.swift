@@ -89,14 +89,16 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     /// Starts the built kioskd headless on the demo pictures.
     final class Daemon {
         let process = Process()
-        let err = Pipe()
+        let err: Pipe
         private(set) var log = ""
         private let watchdog: DispatchWorkItem
         /// Its control socket, in a folder of its own (unless `arguments` name one).
         let socket: String
 
-        /// Runs it as `user` when given (through setpriv, as ``runBuilt(_:_:as:)`` does).
-        init(_ arguments: [String], as user: String? = nil) throws {
+        /// Runs it as `user` when given (through setpriv, as ``runBuilt(_:_:as:)`` does),
+        /// with `environment` added to the test's own.
+        init(_ arguments: [String], as user: String? = nil, stderr: Pipe = Pipe(), environment: [String: String] = [:]) throws {
+            err = stderr
             let folder = NSTemporaryDirectory() + "kioskd-test-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             socket = arguments.firstIndex(of: "--socket").map { arguments[$0 + 1] } ?? folder + "/control.sock"
@@ -114,6 +116,9 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 process.arguments = kioskdArguments
             }
             process.standardError = err
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             try process.run()
             // A show that never got there would leave reads waiting: kill it
             // after 30 s, and the expectations fail.

@@ -162,7 +162,7 @@ func fourColours() throws -> PictureFolder {
         #expect(show.statistics.slides == 1)
         let lost = events.filter { if case .displayLost = $0 { true } else { false } }
         #expect(lost == [.displayLost(reason: "failing: drmModePageFlip failed: No such device (errno 19)")])
-        #expect(lost.first?.logLine(verbose: false)
+        #expect(lost.first?.logLine(verbose: false)?.text
             == "cannot present a frame: failing: drmModePageFlip failed: No such device (errno 19); retrying every second")
         // No busy retrying: the next attempt is a second after the last.
         let retry = try #require(show.nextWakeUp(at: now))

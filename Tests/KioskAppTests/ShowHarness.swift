@@ -54,7 +54,7 @@ final class SimulatedShow {
     /// Every event the show emitted, in order.
     private(set) var events: [ShowEvent] = []
     /// The operator's log for those events, `--verbose`.
-    var log: [String] { events.compactMap { $0.logLine(verbose: true) } }
+    var log: [String] { events.compactMap { $0.logLine(verbose: true)?.text } }
 
     init(_ settings: KioskSettings, panel: PixelSize = PixelSize(width: 480, height: 270), startAt index: Int = 0) throws {
         self.settings = settings

@@ -3,6 +3,7 @@ import ImageCodecs
 import InputDevices
 import KioskCore
 import KioskRendering
+import ServiceManager
 import SystemCalls
 
 /// Why the show on the display stopped or could not start.
@@ -38,7 +39,7 @@ public struct DisplayJob {
     /// Log every picture the strip comes to rest on.
     public var verbose: Bool
     /// Where operator log lines go (standard error in the daemon).
-    public var log: (String) -> Void
+    public var log: (LogLine) -> Void
     /// Input devices handed over, besides those `input` finds: the
     /// benchmark's finger (a ``PipedInputDevice``).
     public var inputDevices: [any InputDevice] = []
@@ -46,7 +47,7 @@ public struct DisplayJob {
     /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
     public var reloadSettings: (() throws -> ExplainedSettings)?
 
-    public init(settings: KioskSettings, index: Int, verbose: Bool = false, log: @escaping (String) -> Void) {
+    public init(settings: KioskSettings, index: Int, verbose: Bool = false, log: @escaping (LogLine) -> Void) {
         self.settings = settings
         self.index = index
         self.verbose = verbose
@@ -84,9 +85,9 @@ public struct DisplayJob {
         do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize, listing: listing) } catch { throw .setup(error) }
         log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
         if watcher.firstListing == nil {
-            log("the picture folder \(images) does not exist (yet): showing the background until it appears")
+            log(.warning("the picture folder \(images) does not exist (yet): showing the background until it appears"))
         } else {
-            assembly.notes.forEach(log)
+            for note in assembly.notes { log(.warning(note)) }
         }
         let control = try openControlSocket()
 
@@ -98,11 +99,13 @@ public struct DisplayJob {
         let farewell = drm == nil ? "bye" : "restoring the console"
         controller.subscribe { event in
             guard let line = event.logLine(verbose: verbose) else { return }
-            if case .stopped = event { log(line + "; " + farewell) } else { log(line) }
+            if case .stopped = event { log(LogLine(line.text + "; " + farewell, priority: line.priority)) } else { log(line) }
         }
         let reason = try system { () throws(SystemCallError) in
             let loop = try ShowLoop(controller: controller, decoder: worker)
             try loop.add(signals)
+            // Readiness, status and the watchdog for systemd: nothing outside it.
+            try loop.add(ServiceSource(watchdogInterval: ServiceNotifier.watchdogInterval(), send: ServiceNotifier.send))
             let folder = FolderSource(watcher: watcher)
             folderSource = folder
             try loop.add(folder)
@@ -130,7 +133,7 @@ public struct DisplayJob {
                 settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
                 devices: inputDevices, log: log))
             if let refused = runCallingThreadAheadOfOrdinaryThreads() {
-                log("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)")
+                log(.warning("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)"))
             } else {
                 log("display loop: real-time priority (SCHED_FIFO 1); decoding and other work run at ordinary priority")
             }
@@ -154,7 +157,7 @@ public struct DisplayJob {
             return control
         } catch {
             guard case .system = error, settings.control.socket == ControlSettings.defaultSocket else { throw .control(error) }
-            log("\(error); the show runs without it")
+            log(.warning("\(error); the show runs without it"))
             return nil
         }
     }

@@ -35,7 +35,7 @@ final class ConfigReload {
     private(set) var settings: KioskSettings
     let controller: ShowController
     let folder: FolderSource
-    let log: (String) -> Void
+    let log: (LogLine) -> Void
 
     /// Opens a display (the old screen is given up first), or throws why
     /// not; nil: the display is taken at the start only (a test's show).
@@ -46,7 +46,7 @@ final class ConfigReload {
     static let displaySettings: Set<String> = ["device", "connector", "mode", "rotation", "display", "size"]
     static let folderSettings: Set<String> = ["images", "recursive", "order"]
 
-    init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (String) -> Void,
+    init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (LogLine) -> Void,
          openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, load: @escaping () throws -> ExplainedSettings) {
         self.openDisplay = openDisplay
         self.settings = settings
@@ -111,9 +111,9 @@ final class ConfigReload {
             log("reload: nothing changed")
         } else {
             let lines = applying.map { "\($0) \(Self.shown(before, $0)) -> \(Self.shown(applied, $0))" }
-            if !lines.isEmpty { log("reload: " + lines.joined(separator: ", ")) }
+            if !lines.isEmpty { log(LogLine("reload: " + lines.joined(separator: ", "))) }
             if !waiting.isEmpty {
-                log("reload: " + waiting.joined(separator: ", ") + (waiting.count == 1 ? " takes" : " take") + " effect when kioskd restarts")
+                log(.warning("reload: " + waiting.joined(separator: ", ") + (waiting.count == 1 ? " takes" : " take") + " effect when kioskd restarts"))
             }
         }
         return .applied(changed: applying, restartNeeded: waiting)
@@ -134,7 +134,7 @@ final class ConfigReload {
     }
 
     private func refuse(_ reason: String) -> ReloadOutcome {
-        log("reload refused, the show goes on with the settings it has: \(reason)")
+        log(.warning("reload refused, the show goes on with the settings it has: \(reason)"))
         return .refused(reason)
     }
 

@@ -58,6 +58,12 @@ final class RunningShow {
     /// After a failed present: not before this time again (a display that
     /// is gone must not turn the loop into a busy retry).
     private var retryPresentAt: Double?
+    /// When the last frame was presented: a flip pending much longer than
+    /// that means the screen is stuck (``isStuck(at:)``).
+    private var presentedAt: Double?
+    /// How long a flip may stay pending before the show counts as stuck:
+    /// far beyond any refresh, short of any watchdog interval worth setting.
+    static let stuckFlipLimit = 5.0
 
     /// A playlist change being animated (seed 001), with the pictures of
     /// the ghosts that shrink away.
@@ -311,6 +317,14 @@ final class RunningShow {
         return progress
     }
 
+    /// True when a frame's flip has been pending for longer than
+    /// ``stuckFlipLimit``: the screen stopped answering, and only a restart
+    /// can be expected to help (the watchdog stops pinging).
+    func isStuck(at now: Double) -> Bool {
+        guard screen.flipPending, let presentedAt else { return false }
+        return now - presentedAt > Self.stuckFlipLimit
+    }
+
     /// When the run loop must call ``update(at:)`` if nothing else happens
     /// first: the next frame's moment, a retry of a display that failed, or
     /// the next automatic slide. Nil: only an event can change anything.
@@ -391,6 +405,7 @@ final class RunningShow {
             retryPresentAt = now + 1
             return
         }
+        presentedAt = now
         if retryPresentAt != nil {
             retryPresentAt = nil
             emit(.displayBack)
@@ -406,7 +421,9 @@ final class RunningShow {
         requestPictures(at: position, now: now)
         if !announced && pictures.allOnScreen {
             announced = true
-            emit(.ready(pictureCount: pictures.pictures.playlist.count, centred: centredItem))
+            emit(.ready(
+                pictureCount: pictures.pictures.playlist.count, centred: centredItem,
+                file: centredItem.map { pictures.pictures.playlist[$0] }))
         }
     }
 

@@ -3,25 +3,25 @@ import KioskCore
 extension ShowEvent {
     /// The operator's log line for this event, or nil when it is not worth
     /// one. `verbose` (`--verbose`) adds every picture the strip rests on.
-    func logLine(verbose: Bool) -> String? {
+    func logLine(verbose: Bool) -> LogLine? {
         switch self {
-        case .ready(let count, let centred):
+        case .ready(let count, let centred, _):
             return "showing \(count) picture(s), picture \(centred.map(String.init) ?? "none") in the centre"
         case .pictureCentred(let item, let file):
-            return verbose ? "picture \(item) in the centre: \(file)" : nil
+            return verbose ? .info("picture \(item) in the centre: \(file)") : nil
         case .pictureRefused(let file, let reason):
-            return "skipping \(file): \(reason)"
+            return .warning("skipping \(file): \(reason)")
         case .playlistChanged(let count, let added, let removed):
-            if count == 0 { return "no picture in the folder can be shown: showing the background only" }
+            if count == 0 { return .warning("no picture in the folder can be shown: showing the background only") }
             guard verbose else { return nil }
             let changes = [added > 0 ? "\(added) added" : nil, removed > 0 ? "\(removed) removed" : nil].compactMap { $0 }
-            return "\(count) picture(s) in the playlist" + (changes.isEmpty ? "" : " (" + changes.joined(separator: ", ") + ")")
+            return .info("\(count) picture(s) in the playlist" + (changes.isEmpty ? "" : " (" + changes.joined(separator: ", ") + ")"))
         case .folderGone(let folder):
-            return "the picture folder \(folder) is gone (unmounted, moved or deleted): showing the background until it is back"
+            return .warning("the picture folder \(folder) is gone (unmounted, moved or deleted): showing the background until it is back")
         case .folderBack(let folder, let count):
             return "the picture folder \(folder) is back: \(count) picture(s)"
         case .folderNote(let line):
-            return line
+            return .warning(line)
         case .settingsApplied:
             return "settings applied"
         case .paused:
@@ -29,7 +29,7 @@ extension ShowEvent {
         case .resumed:
             return "resumed"
         case .displayLost(let reason):
-            return "cannot present a frame: \(reason); retrying every second"
+            return .warning("cannot present a frame: \(reason); retrying every second")
         case .displayBack:
             return "the display takes frames again"
         case .stopped(let reason, let stats):
@@ -40,7 +40,7 @@ extension ShowEvent {
                 line += "; finger to screen: median \(milliseconds(median)), 99% within \(milliseconds(p99)), "
                     + "slowest \(exactMilliseconds(latency.slowest)) over \(latency.count) move(s)"
             }
-            return line
+            return LogLine(line)
         }
     }
 }

@@ -24,7 +24,7 @@ final class InputSource: ShowSource {
     private var rotation: Rotation
     /// Devices handed over rather than found (the benchmark's piped finger, the tests').
     private var given: [any InputDevice]
-    private let log: (String) -> Void
+    private let log: (LogLine) -> Void
     private var loop: EventLoop!
     private var controller: ShowController!
     private var devices: [String: DeviceInput] = [:]
@@ -33,7 +33,7 @@ final class InputSource: ShowSource {
     private var throttle = LogThrottle()
 
     init(settings: InputSettings, keyMap: KeyMap = KeyMap(), rotation: Rotation, devices given: [any InputDevice] = [],
-         log: @escaping (String) -> Void) {
+         log: @escaping (LogLine) -> Void) {
         self.settings = settings
         self.keyMap = keyMap
         self.rotation = rotation
@@ -175,7 +175,7 @@ final class InputSource: ShowSource {
         if let registration = input.registration { loop.unregister(registration) }
         // A finger on a device that went away lets go of the strip.
         if input.isTouching { controller.perform(.touch(.cancelled)) }
-        log("input: \(path) removed")
+        log(.info("input: \(path) removed"))
         // Plugged back in already (a by-id link now pointing at a new node)?
         if watch != nil { scan() }
     }
@@ -190,6 +190,6 @@ final class InputSource: ShowSource {
     }
 
     private func note(_ key: String, _ line: String) {
-        if throttle.allows(key, at: controller?.clock() ?? MonotonicClock.now()) { log(line) }
+        if throttle.allows(key, at: controller?.clock() ?? MonotonicClock.now()) { log(.warning(line)) }
     }
 }

@@ -24,8 +24,9 @@ public struct ShowStatistics: Equatable, Sendable {
 /// own way.
 public enum ShowEvent: Equatable, Sendable {
     /// Every slot on screen has its picture for the first time: the kiosk
-    /// is up. `centred` is the playlist item in the centre, nil when empty.
-    case ready(pictureCount: Int, centred: Int?)
+    /// is up. `centred` is the playlist item in the centre and `file` its
+    /// path, nil when the playlist is empty.
+    case ready(pictureCount: Int, centred: Int?, file: String?)
     /// The strip came to rest with `file` (item `item`) in the centre.
     case pictureCentred(item: Int, file: String)
     /// A file could not be shown and left the playlist.
