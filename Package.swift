@@ -50,6 +50,9 @@ let package = Package(
         .systemLibrary(
             name: "CDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(
+            name: "CSeat", pkgConfig: "libseat",
+            providers: [.apt(["libseat-dev"])]),
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
@@ -58,6 +61,10 @@ let package = Package(
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CDRM"]),
+
+        // The seat (libseat: seatd, logind or its embedded seatd): the display
+        // and input devices without root, given back on a VT switch.
+        .target(name: "SeatAccess", dependencies: ["SystemCalls", "CSeat"]),
 
         // What systemd hands the daemon (libsystemd): the control socket by socket activation.
         .target(name: "ServiceManager", dependencies: ["SystemCalls", "CSystemd"]),
@@ -81,7 +88,7 @@ let package = Package(
             name: "KioskApp",
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "ServiceManager",
-                "InputDevices", "CLinux",
+                "InputDevices", "CLinux", "SeatAccess",
             ]),
 
         .executableTarget(

@@ -14,12 +14,13 @@ public final class DRMCard {
     /// For libdrm's calls; valid while the card is open.
     public var fd: Int32 { descriptor.rawValue }
 
-    /// Opens the card read-write. The corresponding C call is `open`.
-    public init(path: String) throws(DRMError) {
+    /// Opens the card read-write: with `open`, or through the seat
+    /// manager (``DeviceOpener``), which makes kioskd DRM master for it.
+    public init(path: String, opener: any DeviceOpener = DirectDeviceOpener()) throws(DRMError) {
         do {
-            descriptor = try FileDescriptor(opening: path, flags: O_RDWR)
+            descriptor = try opener.openDevice(path, flags: O_RDWR)
         } catch {
-            throw DRMError(device: path, kind: .call("open", errno: error.errno))
+            throw DRMError(device: path, kind: .call(error.call, errno: error.errno))
         }
         self.path = path
     }

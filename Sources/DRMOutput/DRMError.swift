@@ -33,8 +33,11 @@ public struct DRMError: Error, Equatable, Sendable, CustomStringConvertible {
         switch kind {
         case .call("open", let code) where code == EACCES || code == EPERM:
             return "\(device): permission denied: run kioskd as root, or as a user in the group that owns \(device) "
-                + "(usually 'video': usermod -aG video USER; under systemd: SupplementaryGroups=video)"
-        case .call("open", ENOENT):
+                + "(usually 'video': usermod -aG video USER), or with seatd running (systemctl enable --now seatd; "
+                + "the kioskd service uses it)"
+        case .call("libseat_open_device", let code) where code == EACCES || code == EPERM:
+            return "\(device): the seat manager would not lend it (is the seat another session's?)"
+        case .call("open", ENOENT), .call("libseat_open_device", ENOENT):
             return "\(device): no such device: check the name with kioskd --list-outputs"
         case .call("drmSetMaster", let code) where code == EACCES || code == EPERM:
             return "\(device): cannot become DRM master: no other program holds the display, but taking it needs "

@@ -146,6 +146,24 @@ public final class KMSOutput {
         }
     }
 
+    /// The seat goes to another session, which will set its own mode: the
+    /// pending flip is waited for briefly, then abandoned, and the next
+    /// present after ``retakeAfterAnotherSession()`` is a full mode set.
+    /// The console is not restored here: DRM master is about to go.
+    public func releaseForAnotherSession() {
+        waitForPendingFlip(timeout: .milliseconds(100))
+        flipPending = false
+        started = false
+        lastPresent = nil
+    }
+
+    /// The seat is back (DRM master again): nothing to do until the next
+    /// present, which sets the mode (``present(_:)`` when not started).
+    public func retakeAfterAnotherSession() {
+        flipPending = false
+        started = false
+    }
+
     /// Puts the CRTC back as it was (the text console, usually), once any
     /// pending flip has completed. Safe to call more than once.
     public func restore() {

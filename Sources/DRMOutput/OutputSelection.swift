@@ -1,4 +1,5 @@
 import KioskCore
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -8,10 +9,17 @@ import Glibc
 /// the display: `device`, `connector` and `mode` from ``DisplaySettings``.
 /// `open`: a card already open and master (a reload moving to another
 /// connector or mode), used again if the settings name it or no card: a
-/// second descriptor on it could not become master.
-public func openOutput(_ settings: DisplaySettings, on open: DRMCard? = nil) throws(DRMError) -> KMSOutput {
+/// second descriptor on it could not become master. Cards are opened by
+/// `opener`: the seat, or `open` itself.
+public func openOutput(
+    _ settings: DisplaySettings, on open: DRMCard? = nil, opener: any DeviceOpener = DirectDeviceOpener()
+) throws(DRMError) -> KMSOutput {
     let card: DRMCard
-    if let open, settings.device == nil || settings.device == open.path { card = open } else { card = try chooseCard(settings.device) }
+    if let open, settings.device == nil || settings.device == open.path {
+        card = open
+    } else {
+        card = try chooseCard(settings.device, opener: opener)
+    }
     try card.becomeMaster()
     guard card.supportsDumbBuffers() else { throw DRMError(device: card.path, kind: .noDumbBuffers) }
     let connectors = try card.connectors()
@@ -35,19 +43,21 @@ public func openOutput(_ settings: DisplaySettings, on open: DRMCard? = nil) thr
 }
 
 /// The named card, or the first card with a connected screen.
-private func chooseCard(_ device: String?) throws(DRMError) -> DRMCard {
-    if let device { return try DRMCard(path: device) }
+private func chooseCard(_ device: String?, opener: any DeviceOpener) throws(DRMError) -> DRMCard {
+    if let device { return try DRMCard(path: device, opener: opener) }
     var firstFailure: DRMError? = nil
     for path in drmCardPaths() {
         do {
-            let card = try DRMCard(path: path)
+            let card = try DRMCard(path: path, opener: opener)
             if try card.connectors().contains(where: \.connected) { return card }
         } catch {
             // A permission problem is the likeliest reason there is no display: report it.
             if firstFailure == nil { firstFailure = error }
         }
     }
-    if let firstFailure, case .call("open", _) = firstFailure.kind { throw firstFailure }
+    if let firstFailure, case .call(let call, _) = firstFailure.kind, call.hasPrefix("open") || call.hasPrefix("libseat") {
+        throw firstFailure
+    }
     throw DRMError(device: "/dev/dri", kind: .noDevice)
 }
 

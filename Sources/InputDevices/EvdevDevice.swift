@@ -26,8 +26,9 @@ public final class EvdevDevice: InputDevice {
     /// source decides how often to log it. Silent until set.
     public var libraryMessages: ((String) -> Void)?
 
-    public init(opening path: String) throws(SystemCallError) {
-        let descriptor = try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK)
+    /// Opens `path` (with `open`, or through the seat, ``DeviceOpener``) and reads what the device is.
+    public init(opening path: String, opener: any DeviceOpener = DirectDeviceOpener()) throws(SystemCallError) {
+        let descriptor = try opener.openDevice(path, flags: O_RDONLY | O_NONBLOCK)
         let fd = descriptor.rawValue
         guard let device = libevdev_new() else { throw SystemCallError("libevdev_new", errno: ENOMEM, path: path) }
         self.path = path

@@ -12,17 +12,24 @@ public struct FileDescriptor: ~Copyable {
     /// The kernel's number for it, for calls that take an `int fd`. Valid
     /// while this value lives.
     public let rawValue: Int32
+    /// Called just before the descriptor is closed: a device opened through
+    /// a seat manager is given back to it first (`libseat_close_device`).
+    /// Held retained by hand, so the value stays trivially destroyed (which
+    /// `discard` needs).
+    private let beforeClose: Unmanaged<CloseHook>?
 
     /// Takes ownership of `rawValue` (from `open`, `timerfd_create`, ...).
-    public init(owning rawValue: Int32) {
+    public init(owning rawValue: Int32, beforeClose: (() -> Void)? = nil) {
         precondition(rawValue >= 0, "not a file descriptor: \(rawValue)")
         self.rawValue = rawValue
+        self.beforeClose = beforeClose.map { Unmanaged.passRetained(CloseHook($0)) }
     }
 
     /// Opens `path`. The corresponding C function is `open`; `O_CLOEXEC` is
     /// always added, so no descriptor leaks into a child process.
     public init(opening path: String, flags: Int32, mode: mode_t = 0) throws(SystemCallError) {
         rawValue = try retryingInterrupts("open", path: path) { open(path, flags | O_CLOEXEC, mode) }
+        beforeClose = nil
     }
 
     /// Closes it now, reporting a failure (after writing a file, a failed
@@ -30,11 +37,16 @@ public struct FileDescriptor: ~Copyable {
     /// `EINTR`: on Linux the descriptor is released even then.
     public consuming func close() throws(SystemCallError) {
         let fd = rawValue
+        let beforeClose = beforeClose
         discard self
+        beforeClose?.takeRetainedValue().run()
         guard Glibc.close(fd) == 0 else { throw .last("close") }
     }
 
-    deinit { _ = Glibc.close(rawValue) }
+    deinit {
+        beforeClose?.takeRetainedValue().run()
+        _ = Glibc.close(rawValue)
+    }
 
     /// Reads up to `count` bytes into `buffer`; 0 at end of file. Retries
     /// `EINTR`; `EAGAIN` on a non-blocking descriptor is thrown like any error.
@@ -54,4 +66,10 @@ public struct FileDescriptor: ~Copyable {
             (try? read(into: bytes.baseAddress!, count: bytes.count)) == bytes.count
         }
     }
+}
+
+/// What a ``FileDescriptor`` runs just before it closes.
+final class CloseHook {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
 }

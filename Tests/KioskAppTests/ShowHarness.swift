@@ -116,9 +116,28 @@ final class FailingScreen: ShowScreen {
     var flipPending: Bool { inner.flipPending }
     var nextPresentAllowed: Double? { failing ? nil : inner.nextPresentAllowed }
     func nextRefresh(after now: Double) -> Double { inner.nextRefresh(after: now) }
+    /// Frames presented (not refused).
+    private(set) var presents = 0
+    /// Frames presented while released: a show must never.
+    private(set) var presentsWhileReleased = 0
+    /// What ``release()`` and ``retake()`` were called, in order.
+    private(set) var seatCalls: [String] = []
+    private var released = false
     func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
         if failing { throw DRMError(device: "failing", kind: .call("drmModePageFlip", errno: ENODEV)) }
+        if released { presentsWhileReleased += 1 }
+        presents += 1
         inner.present(at: now, draw)
+    }
+    func release() {
+        released = true
+        seatCalls.append("release")
+        inner.release()
+    }
+    func retake() {
+        released = false
+        seatCalls.append("retake")
+        inner.retake()
     }
     func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
     var summary: String { "failing" }

@@ -363,7 +363,8 @@ struct VMDisplayTests {
 
     @Test(arguments: [
         ("perm", "kioskd: /dev/dri/card0: permission denied: run kioskd as root, or as a user in the group that owns "
-            + "/dev/dri/card0 (usually 'video': usermod -aG video USER; under systemd: SupplementaryGroups=video)"),
+            + "/dev/dri/card0 (usually 'video': usermod -aG video USER), or with seatd running (systemctl enable --now seatd; "
+            + "the kioskd service uses it)"),
         ("noconnector", "kioskd: /dev/dri/card0: no connector named HDMI-A-9; it has: Virtual-1"),
         ("nomode", "kioskd: /dev/dri/card0: the screen does not offer mode 1234x567; it offers: 1280x800@75 (preferred), "),
         ("nodevice", "kioskd: /dev/dri/card7: no such device: check the name with kioskd --list-outputs"),

@@ -3,6 +3,7 @@ import ImageCodecs
 import InputDevices
 import KioskCore
 import KioskRendering
+import SeatAccess
 import ServiceManager
 import SystemCalls
 
@@ -12,6 +13,8 @@ public enum DisplayJobError: Error, CustomStringConvertible {
     case display(DRMError)
     case system(SystemCallError)
     case control(ControlSocketError)
+    /// The show stopped on a failure it cannot get past alone (the seat manager gone).
+    case failed(String)
 
     public var description: String {
         switch self {
@@ -19,6 +22,7 @@ public enum DisplayJobError: Error, CustomStringConvertible {
         case .setup(let error): return error.description
         case .display(let error): return error.description
         case .system(let error): return error.description
+        case .failed(let reason): return "stopped: \(reason)"
         }
     }
 }
@@ -64,9 +68,20 @@ public struct DisplayJob {
         let signals = try system { () throws(SystemCallError) in try SignalSource() }
         let screen: any ShowScreen
         var drm: KMSOutput?
+        // The seat lends the DRM card and the input devices; without a seat
+        // manager (root from a shell with no libseat backend) they are opened directly.
+        var seat: Seat?
+        var seatTrouble: SeatError?
+        var opener: any DeviceOpener = DirectDeviceOpener()
         switch settings.display.target {
         case .drm:
-            do { drm = try openOutput(settings.display) } catch { throw .display(error) }
+            do {
+                seat = try Seat.open()
+                opener = seat!
+            } catch {
+                seatTrouble = error
+            }
+            do { drm = try openOutput(settings.display, opener: opener) } catch { throw .display(error) }
             screen = drm!
         case .headless:
             screen = try system { () throws(SystemCallError) in
@@ -83,7 +98,10 @@ public struct DisplayJob {
         let listing = FolderListing(entries: watcher.firstListing ?? [], notes: watcher.firstNotes)
         let assembly: ShowAssembly
         do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize, listing: listing) } catch { throw .setup(error) }
-        log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
+        let through = seat.map { "; \($0.name) through the seat manager" }
+            ?? (seatTrouble == nil ? "" : "; no seat manager: devices opened directly")
+        log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)\(through)")
+        if let seatTrouble { log(.info("seat: \(seatTrouble)")) }
         if watcher.firstListing == nil {
             log(.warning("the picture folder \(images) does not exist (yet): showing the background until it appears"))
         } else {
@@ -115,7 +133,7 @@ public struct DisplayJob {
                     drm?.restore()
                     switch display.target {
                     case .drm:
-                        let output = try openOutput(display, on: drm?.card)
+                        let output = try openOutput(display, on: drm?.card, opener: opener)
                         drm = output
                         return output
                     case .headless:
@@ -129,9 +147,10 @@ public struct DisplayJob {
                 controller.reloader = { reload.reload() }
             }
             if let control { try loop.add(control) }
+            if let seat { try loop.add(SeatSource(seat: seat, log: log)) }
             try loop.add(InputSource(
                 settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
-                devices: inputDevices, log: log))
+                devices: inputDevices, opener: opener, log: log))
             if let refused = runCallingThreadAheadOfOrdinaryThreads() {
                 log(.warning("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)"))
             } else {
@@ -141,8 +160,10 @@ public struct DisplayJob {
         }
         let statistics = controller.show.statistics
         controller.publish(.stopped(reason: reason, statistics: statistics))
+        if controller.failed { throw .failed(reason ?? "a failure") }
         return statistics
     }
+
 
     /// The control socket, or nil when it is off. A path the operator set
     /// must work; at the default path (`/run/kioskd`, which the service's

@@ -70,6 +70,11 @@ final class HeadlessScreen: ShowScreen {
 
     func copyFrameOnScreen() -> RasterImage? { shown }
 
+    /// A queued frame is abandoned, as a display's would be once its seat is gone.
+    func release() { pending = nil }
+
+    func retake() {}
+
     var statusFields: JSONObject {
         ["driver": "headless", "size": .string("\(panelSize)"), "refresh_hz": .int(Int((1 / refreshPeriod).rounded()))]
     }

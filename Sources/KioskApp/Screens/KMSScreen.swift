@@ -18,5 +18,9 @@ extension KMSOutput: ShowScreen {
          "mode": .string("\(mode)")]
     }
 
+    func release() { releaseForAnotherSession() }
+
+    func retake() { retakeAfterAnotherSession() }
+
     var summary: String { "\(card.path) (\(card.driverName)) \(connectorName) \(mode)" }
 }

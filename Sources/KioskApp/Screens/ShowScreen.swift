@@ -37,4 +37,11 @@ protocol ShowScreen: AnyObject {
     var statusFields: JSONObject { get }
     /// A copy of the frame on the screen (for `screenshot`); nil before the first.
     func copyFrameOnScreen() -> RasterImage?
+    /// The seat is going to another session: a pending flip is finished
+    /// (or, after a moment, abandoned) and nothing is presented until
+    /// ``retake()``; the console is not restored (the seat manager and
+    /// the next session own the display now).
+    func release()
+    /// The seat is back: the next present sets the mode in full.
+    func retake()
 }

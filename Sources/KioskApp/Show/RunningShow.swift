@@ -269,6 +269,32 @@ final class RunningShow {
         reassemble(assembly, at: now)
     }
 
+    /// True while the seat is another session's: nothing is drawn, the
+    /// show's time goes on (``releaseDisplay(at:)``).
+    private(set) var displayReleased = false
+
+    /// The seat is going to another session: a pending flip is finished
+    /// or abandoned, and no frame is drawn until ``retakeDisplay(at:)``.
+    /// Slides still happen on time, unseen.
+    func releaseDisplay(at now: Double) {
+        screen.release()
+        displayReleased = true
+        inFlight = nil
+        fingerFrameAt = nil
+        lastMotionFrameShown = nil
+    }
+
+    /// The seat is back: the next wake-up draws the strip where it now is,
+    /// with a full mode set, as for a new screen.
+    func retakeDisplay(at now: Double) {
+        screen.retake()
+        displayReleased = false
+        drawnPosition = nil
+        frameNeeded = true
+        retryPresentAt = nil
+        repaintWindow = RepaintWindow()
+    }
+
     /// Starts a due slide and draws a frame if one is wanted and the screen
     /// can take it. The run loop calls this after every batch of events.
     func update(at now: Double) {
@@ -278,7 +304,7 @@ final class RunningShow {
             settledTarget = schedule.target
         }
         if change == nil { reshuffleIfDue(at: now) }
-        guard !screen.flipPending else { return }
+        guard !displayReleased, !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             if !schedule.isMoving(at: now) { lastMotionFrameShown = nil }
             fingerFrameAt = nil
@@ -329,6 +355,7 @@ final class RunningShow {
     /// first: the next frame's moment, a retry of a display that failed, or
     /// the next automatic slide. Nil: only an event can change anything.
     func nextWakeUp(at now: Double) -> Double? {
+        if displayReleased { return schedule.nextAdvance }
         // A pending flip's completion wakes the loop through the screen's descriptor.
         if screen.flipPending { return nil }
         if positionToDraw(at: now) != nil {

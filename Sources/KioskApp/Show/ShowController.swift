@@ -73,10 +73,34 @@ final class ShowController {
         return reloader()
     }
 
-    /// Ends the show after this wake-up.
-    func stop(reason: String?) {
+    /// Ends the show after this wake-up; `failed`: for a reason the
+    /// daemon exits 1 for (so systemd's `Restart=on-failure` starts it again).
+    func stop(reason: String?, failed: Bool = false) {
         stopRequested = true
         stopReason = reason
+        self.failed = failed
+    }
+
+    /// True when the show stopped on a failure, not a request.
+    private(set) var failed = false
+
+    /// Called when the seat goes away (false) and comes back (true): the
+    /// input gives its devices back and opens them again.
+    var seatChanged: [(Bool) -> Void] = []
+
+    /// The seat goes to another session (a VT switch): the show stops
+    /// drawing at once and keeps its time.
+    func seatDisabled() {
+        commandsPerformed += 1
+        show.releaseDisplay(at: clock())
+        for handler in seatChanged { handler(false) }
+    }
+
+    /// The seat is back: the show draws where it now is, with a full mode set.
+    func seatEnabled() {
+        commandsPerformed += 1
+        show.retakeDisplay(at: clock())
+        for handler in seatChanged { handler(true) }
     }
 
     /// What the show has done, and whether it is still.

@@ -31,9 +31,14 @@ final class InputSource: ShowSource {
     private var watch: FolderWatch?
     private var watchRegistration: Registration?
     private var throttle = LogThrottle()
+    /// Opens devices: the seat, or `open` itself.
+    private let opener: any DeviceOpener
+    /// False while the seat is another session's: no device is opened.
+    private var seatActive = true
 
     init(settings: InputSettings, keyMap: KeyMap = KeyMap(), rotation: Rotation, devices given: [any InputDevice] = [],
-         log: @escaping (LogLine) -> Void) {
+         opener: any DeviceOpener = DirectDeviceOpener(), log: @escaping (LogLine) -> Void) {
+        self.opener = opener
         self.settings = settings
         self.keyMap = keyMap
         self.rotation = rotation
@@ -45,6 +50,7 @@ final class InputSource: ShowSource {
         self.loop = loop
         self.controller = controller
         controller.screenChanged.append { [unowned self] in screenChanged() }
+        controller.seatChanged.append { [unowned self] active in seatChanged(active: active) }
         for device in given { adopt(device, explicit: true) }
         given = []
         guard settings.devices != [] else { return log("input: \(devices.isEmpty ? "off" : "only the devices handed over")") }
@@ -82,10 +88,11 @@ final class InputSource: ShowSource {
 
     /// Opens the wanted devices not yet open.
     private func scan() {
+        guard seatActive else { return }
         for path in wanted where devices[path] == nil {
             let device: EvdevDevice
             do {
-                device = try EvdevDevice(opening: path)
+                device = try EvdevDevice(opening: path, opener: opener)
             } catch {
                 // A node udev has not yet given its group, or a configured device not plugged in: said once a minute.
                 if settings.devices != nil || error.errno != ENOENT { note(path, "input: \(error)") }
@@ -167,6 +174,19 @@ final class InputSource: ShowSource {
             if let registration = input.registration { loop.unregister(registration) }
             if input.isTouching { controller.perform(.touch(.cancelled)) }
             adopt(input.device, explicit: settings.devices != nil)
+        }
+    }
+
+    /// The seat went to another session (its manager revokes the devices
+    /// it lent): every device found is closed, a finger on one letting go.
+    /// When the seat is back they are opened again.
+    private func seatChanged(active: Bool) {
+        seatActive = active
+        guard !active else { return scan() }
+        for (path, input) in devices.sorted(by: { $0.key < $1.key }) where input.device is EvdevDevice {
+            devices[path] = nil
+            if let registration = input.registration { loop.unregister(registration) }
+            if input.isTouching { controller.perform(.touch(.cancelled)) }
         }
     }
 
