@@ -1,5 +1,11 @@
 # Shortcuts for the scripts the README names.
-.PHONY: test run demo demo-images bench
+.PHONY: test run demo demo-images bench install deb
+
+# Where `make install` puts things (scripts/install says what goes where).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+CONFIGURATION ?= release
 
 test:
 	scripts/test
@@ -23,3 +29,12 @@ bench:
 	scripts/install-deps
 	swift build -c release --product kioskd-bench
 	.build/release/kioskd-bench
+
+# The programs, units, sysusers and tmpfiles snippets, config, man pages,
+# completions and demo pictures; enables nothing.
+install:
+	PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" DESTDIR="$(DESTDIR)" CONFIGURATION="$(CONFIGURATION)" scripts/install
+
+# The Debian package, in out/.
+deb:
+	CONFIGURATION="$(CONFIGURATION)" scripts/make-deb
