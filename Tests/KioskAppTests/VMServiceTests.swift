@@ -1,0 +1,97 @@
+import Foundation
+@testable import KioskApp
+import KioskCore
+import KioskRendering
+import Testing
+
+/// kioskd as an operator deploys it, proven under the real systemd of
+/// Debian 12 booted in the VM (Tests/vm/guest-service): the Debian package
+/// installed, `systemctl enable --now seatd kioskd`, then a crash, a hang,
+/// a VT switch there and back, the control socket from two users, and a
+/// stop. Every screendump is compared pixel for pixel.
+@Suite(.enabled(if: vmResults != nil, "run Tests/vm/run-vm-tests and set KIOSKD_VM_RESULTS"))
+struct VMServiceTests {
+    private func text(_ file: String) throws -> String {
+        try String(contentsOfFile: results("systemd/" + file), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func screen(_ name: String) throws -> RasterImage { try readScreendump(results("systemd/\(name).ppm")) }
+
+    /// What `kioskd snapshot` draws with the installed config (the demo
+    /// pictures are what the package puts in the empty pictures folder).
+    private func installedSnapshot(size: PixelSize) throws -> RasterImage {
+        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/kioskd.toml").standardized.path
+        let settings = try loadSettings(configPath: configFile, flags: [("images", demoImages)])
+        return try SnapshotJob(settings: settings, screen: size, position: 0).run().frame
+    }
+
+    @Test func thePackageInstallsTheUserAndFolderAndStartsNothing() throws {
+        let depends = try text("depends.txt")
+        for package in ["seatd", "libseat1", "libdrm2", "libturbojpeg0", "libsystemd0", "libevdev2", "libspng0"] {
+            #expect(depends.contains(package), "Depends lacks \(package): \(depends)")
+        }
+        #expect(try text("after-install.txt") == "disabled inactive")
+        let id = try text("id.txt")
+        #expect(id.contains("(kioskd)") && id.contains("(video)"), "\(id)")
+        #expect(try text("pictures-folder.txt") == "kioskd:kioskd 2775")
+        #expect(try text("pictures.txt").split(separator: "\n").count == 8, "the demo pictures, on first install")
+    }
+
+    @Test func theServiceRunsAsKioskdAndShowsExactlyTheSnapshot() throws {
+        #expect(try text("user.txt") == "kioskd")
+        let shown = try screen("service")
+        #expect(shown.size == PixelSize(width: 1280, height: 800))
+        expectSamePixels(shown, try installedSnapshot(size: shown.size))
+        #expect(try text("status.txt") == "showing 01.jpg (8 pictures)")
+    }
+
+    /// SIGKILL (a crash) and SIGSTOP (a hang the watchdog catches) each
+    /// bring it back by itself, the screen again exactly the snapshot.
+    @Test func aCrashAndAHangAreRestartedBySystemd() throws {
+        let expected = try installedSnapshot(size: PixelSize(width: 1280, height: 800))
+        expectSamePixels(try screen("after-kill"), expected)
+        expectSamePixels(try screen("after-hang"), expected)
+        #expect(try text("restarts.txt") == "2")
+        let journal = try text("journal.txt")
+        #expect(journal.contains("kioskd.service: Watchdog timeout (limit 8s)!"))
+        #expect(!journal.contains("Backtracing"), "a hung kioskd must end at once, not run the crash backtracer")
+        let hang = try #require(Int(try text("hang-restart-ms.txt")))
+        #expect(hang < 30_000, "from SIGSTOP to active again: \(hang) ms")
+    }
+
+    /// `chvt 2` hands the screen to the text console (exactly as it was
+    /// before kioskd started); `chvt 1` brings the show back; a stop leaves
+    /// the first console as it was.
+    @Test func aVTSwitchAndAStopGiveTheConsoleBack() throws {
+        expectSamePixels(try screen("vt2"), try screen("console-2"))
+        expectSamePixels(try screen("vt1"), try installedSnapshot(size: PixelSize(width: 1280, height: 800)))
+        expectSamePixels(try screen("stopped"), try screen("console-1"))
+        // The two consoles differ (each names itself), so the comparisons above can fail.
+        #expect(try screen("console-1").pixels != (try screen("console-2")).pixels)
+        // kioskd heard the seat go and come back, and opened its keyboard again through it.
+        let log = try text("journal-last.txt")
+        #expect(log.contains("kioskd: seat: given to another session; the show goes on unseen"))
+        #expect(log.contains("kioskd: seat: back; drawing again"))
+        #expect(log.components(separatedBy: "(AT Translated Set 2 keyboard): keys").count - 1 == 2, "\(log)")
+        #expect(!log.contains("libseat_open_device failed"), "\(log)")
+    }
+
+    @Test func theControlSocketIsForGroupKioskdOnly() throws {
+        #expect(try text("alice.exit") == "0")
+        #expect(try text("alice.txt").hasPrefix("picture   0 of 8: 01.jpg"))
+        #expect(try text("bob.exit") != "0")
+        #expect(try text("bob.txt").contains("only root and members of the group \"kioskd\""))
+    }
+
+    /// kioskd's lines reach the journal with their priorities: at warning
+    /// and above only problems (here only systemd's own, about the kill
+    /// and the hang), its ordinary lines at notice.
+    @Test func theJournalSortsKioskdsLinesByPriority() throws {
+        let all = try text("journal.txt"), warnings = try text("journal-warning.txt")
+        #expect(all.contains("kioskd: showing on /dev/dri/card0 (bochs-drm) Virtual-1 1280x800@75, rotation 0; seat0 through the seat manager"))
+        #expect(all.contains("kioskd: control socket: the socket systemd passed"))
+        #expect(!warnings.contains("kioskd: "), "ordinary lines at warning: \(warnings)")
+        #expect(!all.contains("<5>"), "priority prefixes left in the text")
+    }
+}
