@@ -41,6 +41,8 @@ let package = Package(
             name: "CEXIF", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
+        .systemLibrary(name: "CCEC"),
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
@@ -72,6 +74,9 @@ let package = Package(
         // Input devices through libevdev: what a device is, its axes, its events.
         .target(name: "InputDevices", dependencies: ["SystemCalls", "KioskCore", "CEvdev"]),
 
+        // HDMI-CEC adapters (/dev/cecN): the TV sleeps and wakes with the display.
+        .target(name: "HDMICEC", dependencies: ["SystemCalls", "CCEC"]),
+
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
 
@@ -88,7 +93,7 @@ let package = Package(
             name: "KioskApp",
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "ServiceManager",
-                "InputDevices", "CLinux", "SeatAccess",
+                "InputDevices", "CLinux", "SeatAccess", "HDMICEC",
             ]),
 
         .executableTarget(

@@ -17,3 +17,5 @@ int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 #endif
 // The input devices' folder watch (devices plugged in and out).
 #include <sys/inotify.h>
+// The DRM card's hotplug events: the kernel's uevents on a netlink socket.
+#include <linux/netlink.h>

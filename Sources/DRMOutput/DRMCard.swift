@@ -25,6 +25,23 @@ public final class DRMCard {
         self.path = path
     }
 
+    /// The card's device number (major, minor), as its uevents give it.
+    public var deviceNumber: (major: UInt32, minor: UInt32)? {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        // glibc's major() and minor() are macros Swift cannot call: their definition.
+        let number = UInt64(status.st_rdev)
+        let major = ((number >> 8) & 0xFFF) | ((number >> 32) & ~UInt64(0xFFF))
+        let minor = (number & 0xFF) | ((number >> 12) & ~UInt64(0xFF))
+        return (UInt32(truncatingIfNeeded: major), UInt32(truncatingIfNeeded: minor))
+    }
+
+    /// The card's number: 0 for `/dev/dri/card0` (what a CEC adapter names it by).
+    public var number: UInt32? {
+        guard let last = path.split(separator: "/").last, last.hasPrefix("card") else { return nil }
+        return UInt32(last.dropFirst(4))
+    }
+
     /// The kernel driver's name, e.g. `bochs-drm` or `virtio_gpu`.
     public var driverName: String {
         guard let version = drmGetVersion(fd) else { return "unknown" }
@@ -63,6 +80,23 @@ public final class DRMCard {
             return Connector(connector.pointee, card: self, crtcs: crtcs)
         }
     }
+
+    /// The id of the property `name` of a KMS object (a CRTC, a
+    /// connector), if the kernel shows it to this client.
+    func propertyID(named name: String, of object: UInt32, type: UInt32) -> UInt32? {
+        guard let properties = drmModeObjectGetProperties(fd, object, type) else { return nil }
+        defer { drmModeFreeObjectProperties(properties) }
+        for i in 0..<Int(properties.pointee.count_props) {
+            guard let property = drmModeGetProperty(fd, properties.pointee.props[i]) else { continue }
+            defer { drmModeFreeProperty(property) }
+            let found = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if found == name { return property.pointee.prop_id }
+        }
+        return nil
+    }
+
+    /// Asks for atomic KMS (`DRM_CLIENT_CAP_ATOMIC`); false where the driver has none.
+    func enableAtomic() -> Bool { drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0 }
 
     /// The CRTC's current state, to put back on exit (`drmModeGetCrtc`).
     func savedCRTC(_ id: UInt32) -> UnsafeMutablePointer<drmModeCrtc>? { drmModeGetCrtc(fd, id) }

@@ -25,7 +25,8 @@ public final class KMSOutput {
     /// on drivers (bochs) that complete flips at once with no real vblank.
     public var refreshPeriod: Double { 1 / mode.refreshRate }
 
-    private let connectorID: UInt32
+    /// The connector's KMS object id (what a CEC adapter names it by).
+    public let connectorID: UInt32
     private let crtc: UInt32
     private let rawMode: drmModeModeInfo
     private var buffers: [DumbBuffer]
@@ -164,9 +165,70 @@ public final class KMSOutput {
         started = false
     }
 
+    /// How the panel was switched off (``switchOff()``), until it is on again.
+    public private(set) var switchedOff: PowerSwitch?
+
+    /// The two ways KMS switches a panel off.
+    public enum PowerSwitch: String, Sendable {
+        /// The CRTC's `ACTIVE` property set to 0 in an atomic commit.
+        case atomicActive = "atomic ACTIVE=0"
+        /// The connector's legacy `DPMS` property set to off.
+        case legacyDPMS = "legacy DPMS off"
+    }
+
+    /// Switches the panel off: where the driver speaks atomic KMS, the
+    /// CRTC's `ACTIVE` property goes to 0 (an atomic commit allowed to
+    /// change the mode); elsewhere the connector's `DPMS` property goes to
+    /// off. A pending flip completes first. The next present after
+    /// ``switchOn()`` sets the mode in full, which switches it on.
+    public func switchOff() throws(DRMError) {
+        waitForPendingFlip(timeout: .milliseconds(100))
+        flipPending = false
+        started = false
+        lastPresent = nil
+        if card.enableAtomic(), let active = card.propertyID(named: "ACTIVE", of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)) {
+            guard let request = drmModeAtomicAlloc() else {
+                throw DRMError(device: card.path, kind: .call("drmModeAtomicAlloc", errno: ENOMEM))
+            }
+            defer { drmModeAtomicFree(request) }
+            drmModeAtomicAddProperty(request, crtc, active, 0)
+            let result = drmModeAtomicCommit(card.fd, request, UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), nil)
+            guard result == 0 else {
+                throw DRMError(device: card.path, kind: .call("drmModeAtomicCommit (ACTIVE=0)", errno: errnoOf(result)))
+            }
+            switchedOff = .atomicActive
+            return
+        }
+        guard let dpms = card.propertyID(named: "DPMS", of: connectorID, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)) else {
+            throw DRMError(device: card.path, kind: .call("switching \(connectorName) off (no ACTIVE or DPMS property)", errno: ENOTSUP))
+        }
+        let result = drmModeConnectorSetProperty(card.fd, connectorID, dpms, UInt64(DRM_MODE_DPMS_OFF))
+        guard result == 0 else {
+            throw DRMError(device: card.path, kind: .call("drmModeConnectorSetProperty (DPMS off)", errno: errnoOf(result)))
+        }
+        switchedOff = .legacyDPMS
+    }
+
+    /// The panel is wanted again: the next present sets the mode in full
+    /// (after DPMS on, where DPMS switched it off).
+    public func switchOn() {
+        if switchedOff == .legacyDPMS,
+           let dpms = card.propertyID(named: "DPMS", of: connectorID, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)) {
+            _ = drmModeConnectorSetProperty(card.fd, connectorID, dpms, UInt64(DRM_MODE_DPMS_ON))
+        }
+        switchedOff = nil
+        flipPending = false
+        started = false
+    }
+
     /// Puts the CRTC back as it was (the text console, usually), once any
-    /// pending flip has completed. Safe to call more than once.
+    /// pending flip has completed. Safe to call more than once. A panel
+    /// switched off is switched on for the console.
     public func restore() {
+        if switchedOff != nil {
+            switchOn()
+            started = true
+        }
         guard started else { return }
         waitForPendingFlip()
         if var saved = saved?.pointee {

@@ -22,6 +22,14 @@ public func openOutput(
     }
     try card.becomeMaster()
     guard card.supportsDumbBuffers() else { throw DRMError(device: card.path, kind: .noDumbBuffers) }
+    let (connector, mode) = try chooseOutput(settings, on: card)
+    return try KMSOutput(card: card, connector: connector, mode: mode)
+}
+
+/// The connector and mode `settings` ask for on `card`, as its connectors
+/// are now (a probe): the named connector, or the first connected one;
+/// the named mode, or the connector's preferred one.
+public func chooseOutput(_ settings: DisplaySettings, on card: DRMCard) throws(DRMError) -> (Connector, DisplayMode) {
     let connectors = try card.connectors()
     let connector: Connector
     if let name = settings.connector {
@@ -39,7 +47,7 @@ public func openOutput(
     guard let mode = settings.mode.choose(from: connector.modes) else {
         throw DRMError(device: card.path, kind: .modeNotFound("\(settings.mode)", available: connector.modeNames))
     }
-    return try KMSOutput(card: card, connector: connector, mode: mode)
+    return (connector, mode)
 }
 
 /// The named card, or the first card with a connected screen.

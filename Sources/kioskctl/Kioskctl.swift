@@ -19,7 +19,10 @@ struct Kioskctl: ParsableCommand {
             Exit status: 0 done, 1 kioskd refused (its reason is printed), 2 kioskd not reachable, 64 bad usage.
             """,
         version: KioskVersion.current,
-        subcommands: [Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self])
+        subcommands: [
+            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self,
+            Display.self,
+        ])
 
     /// The connection options may come before the subcommand too
     /// (`kioskctl --socket /tmp/k.sock status`): they are moved after it.
@@ -172,6 +175,22 @@ struct Reload: ParsableCommand {
     }
 }
 
+struct Display: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Switch the display off or on (the TV too, over HDMI-CEC), or back to display_schedule with auto.")
+    @Argument(help: ArgumentHelp("on, off or auto.", valueName: "state")) var state: PowerRequest
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request("display \(state.rawValue)")
+        if !options.json {
+            print("display \(reply["panel"] as? String ?? "?") (asked: \(reply["display_power"] as? String ?? "?"))")
+        }
+    }
+}
+
+extension PowerRequest: ExpressibleByArgument {}
+
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the kiosk shows, and how it is doing.")
     @OptionGroup var options: ConnectionOptions
@@ -192,7 +211,7 @@ struct Status: ParsableCommand {
         print("""
             picture   \(number("index")) of \(number("count")): \(reply["file"] as? String ?? "none") (strip at \(number("position")))
             state     \(state); a slide every \(number("interval")) s, each \(number("transition")) s
-            display   \(screen)
+            display   \(screen); \(reply["panel"] as? String ?? "?") (asked: \(reply["display_power"] as? String ?? "?"))
             running   \(number("uptime_s")) s: \(number("frames_shown")) frames shown, \(number("refreshes_missed")) refreshes missed, \(number("slides")) slides
             cache     \(mebibytes("cache_bytes")) of \(mebibytes("cache_budget_bytes"))
             version   \(reply["version"] as? String ?? "?")
@@ -255,6 +274,7 @@ struct Watch: ParsableCommand {
             case "folder_back": show("picture folder back: \(event["count"] as? Int ?? 0) pictures")
             case "display_lost": show("display lost: \(event["reason"] as? String ?? "")")
             case "display_back": show("display back")
+            case "panel": show("panel \(event["panel"] as? String ?? "?")")
             default: show(String(decoding: line, as: UTF8.self))
             }
         }

@@ -56,6 +56,7 @@ struct FolderScale: ParsableCommand {
     private func firstFrame() throws {
         keepPictureBuffersOutOfTheHeap()
         var settings = KioskSettings()
+        settings.stateDirectory = nil // a benchmark never writes the machine's state
         settings.images = folder
         settings.display.target = .headless
         settings.motion.interval = 3600

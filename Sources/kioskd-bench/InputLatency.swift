@@ -34,6 +34,7 @@ struct InputLatency: ParsableCommand {
         blockDaemonSignals()   // before the finger's thread exists: the show takes SIGTERM from its signalfd
         keepPictureBuffersOutOfTheHeap()
         var settings = KioskSettings()
+        settings.stateDirectory = nil // a benchmark never writes the machine's state
         settings.images = folder
         settings.display.target = .headless
         settings.motion.interval = 3600

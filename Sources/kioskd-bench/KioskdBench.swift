@@ -61,6 +61,7 @@ struct Cycle: ParsableCommand {
     func run() throws {
         keepPictureBuffersOutOfTheHeap()   // as kioskd does
         var settings = KioskSettings()
+        settings.stateDirectory = nil // a benchmark never writes the machine's state
         settings.images = folder
         print("start_rss_mb \(format(Double(residentKiB("VmRSS")) / 1024)) MB")
         let job = PictureCycleJob(settings: settings, screen: PixelSize(width: 1920, height: 1080))
@@ -92,6 +93,7 @@ struct Slides: ParsableCommand {
     func run() throws {
         keepPictureBuffersOutOfTheHeap()
         var settings = KioskSettings()
+        settings.stateDirectory = nil // a benchmark never writes the machine's state
         settings.images = folder
         settings.display.target = .headless
         settings.motion.interval = 0.1
@@ -120,6 +122,7 @@ struct Rest: ParsableCommand {
             blockDaemonSignals()
             keepPictureBuffersOutOfTheHeap()
             var settings = KioskSettings()
+            settings.stateDirectory = nil // a benchmark never writes the machine's state
             settings.images = folder
             settings.display.target = .headless
             settings.motion.interval = 3600

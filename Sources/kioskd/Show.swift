@@ -51,8 +51,17 @@ struct Show: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds between rescans of the folder when the kernel cannot watch it all. Default 60.", valueName: "s"))
     var rescanInterval: String?
 
-    @Option(help: "The picture to start with (0 is the first file).")
-    var index: Int = 0
+    @Option(help: ArgumentHelp("When the display is on, in local time, e.g. \"mon-fri 07:00-19:00; sat,sun 09:00-23:00\", or none (the default: always on).", valueName: "rules"))
+    var displaySchedule: String?
+
+    @Option(help: ArgumentHelp("HDMI-CEC for TVs: auto (the connector's adapter, the default), off, or a device like /dev/cec0.", valueName: "cec"))
+    var cec: String?
+
+    @Option(help: ArgumentHelp("Where the centred picture is kept to resume on, or none. Default /var/lib/kioskd.", valueName: "path"))
+    var stateDir: String?
+
+    @Option(help: "The picture to start with (0 is the first file). Default: the one the show was on when it last stopped, else 0.")
+    var index: Int?
 
     @Flag(help: "Log every picture the show comes to rest on.")
     var verbose = false
@@ -70,6 +79,7 @@ struct Show: ParsableCommand {
             ("device", device), ("connector", connector), ("mode", mode), ("display", display), ("size", size),
             ("interval", interval), ("transition", transition), ("easing", easing),
             ("socket", socket), ("recursive", recursive), ("order", order), ("rescan_interval", rescanInterval),
+            ("display_schedule", displaySchedule), ("cec", cec), ("state_dir", stateDir),
         ]
         do { settings = try layout.settings(extra: extra) } catch { fail("\(error)") }
         var job = DisplayJob(settings: settings, index: index, verbose: verbose, log: log)

@@ -107,7 +107,9 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             let binary = buildFolder.appendingPathComponent("kioskd").path
             let kioskdArguments = ["--display", "headless", "--size", "320x180", "--verbose"]
                 + (arguments.contains("--images") || arguments.contains("--config") ? [] : ["--images", demoImages])
-                + (arguments.contains("--socket") ? [] : ["--socket", socket]) + arguments
+                + (arguments.contains("--socket") ? [] : ["--socket", socket])
+                // The machine's own state directory is never the tests' (a run would resume where another left off).
+                + (arguments.contains("--state-dir") || arguments.contains("--config") ? [] : ["--state-dir", "none"]) + arguments
             if let user {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
                 process.arguments = ["--reuid=\(user)", "--regid=65534", "--clear-groups", binary] + kioskdArguments

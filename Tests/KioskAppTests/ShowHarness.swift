@@ -12,10 +12,13 @@ final class InlineDecoder: PictureDecoder {
     private(set) var recipe: PictureRecipe
     private(set) var finished: [DecodeOutcome] = []
     private var done: Set<String> = []
+    /// Requests made (each a list of the pictures wanted), for "nothing decoded while off".
+    private(set) var requests = 0
 
     init(_ recipe: PictureRecipe) { self.recipe = recipe }
 
     func request(_ paths: [String]) {
+        requests += 1
         for path in paths where done.insert(path).inserted {
             finished.append(recipe.outcome(of: path))
         }
@@ -67,6 +70,9 @@ final class SimulatedShow {
         controller.show.drawClock = { [unowned self] in now }
     }
 
+    /// Times the simulated loop woke (an event or a deadline), for "no wake-ups while off".
+    private(set) var wakeUps = 0
+
     /// Runs the show until `end`, handling each event at its time.
     func run(until end: Double) {
         for _ in 0..<1_000_000 {
@@ -78,6 +84,7 @@ final class SimulatedShow {
                 return
             }
             now = max(now, next)
+            wakeUps += 1
             if let flip = screen.pendingFlipTime, flip <= now {
                 show.screenEvents(at: now)
                 frames.append((now, screen.shown!))
@@ -126,6 +133,7 @@ final class FailingScreen: ShowScreen {
     func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
         if failing { throw DRMError(device: "failing", kind: .call("drmModePageFlip", errno: ENODEV)) }
         if released { presentsWhileReleased += 1 }
+        if off { presentsWhileOff += 1 }
         presents += 1
         inner.present(at: now, draw)
     }
@@ -138,6 +146,18 @@ final class FailingScreen: ShowScreen {
         released = false
         seatCalls.append("retake")
         inner.retake()
+    }
+    /// Frames presented while switched off: a show must never.
+    private(set) var presentsWhileOff = 0
+    private var off = false
+    func powerOff() {
+        off = true
+        seatCalls.append("powerOff")
+        inner.powerOff()
+    }
+    func powerOn() {
+        off = false
+        seatCalls.append("powerOn")
     }
     func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
     var summary: String { "failing" }

@@ -25,7 +25,7 @@ private func message(_ line: String) -> String? {
     }
 
     @Test func malformedLinesSayWhatIsAccepted() {
-        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload"
+        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload, display"
         #expect(message("") == "empty line: send one command per line, one of \(known)")
         #expect(message("   \r") == "empty line: send one command per line, one of \(known)")
         #expect(message("jump") == "unknown command \"jump\": the commands are \(known)")
@@ -47,7 +47,7 @@ private func message(_ line: String) -> String? {
     /// What a client sent is echoed safely: control characters and quotes
     /// escaped, long text cut, so an error reply is always one clean line.
     @Test func clientTextInAnErrorIsEscapedAndCut() {
-        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload")
+        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload, display")
         let long = String(repeating: "z", count: 500)
         let reply = message(long)!
         #expect(reply.contains(String(repeating: "z", count: 64) + "...\""))
@@ -107,6 +107,15 @@ private func message(_ line: String) -> String? {
 @Suite struct ReloadRequestTests {
     @Test func reloadTakesNoArguments() throws {
         #expect(try ControlRequest(parsing: "reload") == .reload)
+        #expect(try ControlRequest(parsing: "display off") == .display(.off))
+        #expect(try ControlRequest(parsing: "DISPLAY On\r") == .display(.on))
+        #expect(try ControlRequest(parsing: "display auto") == .display(.auto))
+        #expect(throws: ControlRequestError("display takes on, off or auto (auto follows display_schedule), got \"dim\"")) {
+            try ControlRequest(parsing: "display dim")
+        }
+        #expect(throws: ControlRequestError("display takes on, off or auto (auto follows display_schedule), got \"\"")) {
+            try ControlRequest(parsing: "display")
+        }
         #expect(try ControlRequest(parsing: "RELOAD\r") == .reload)
         #expect(throws: ControlRequestError("reload takes no arguments (got \"now\")")) { try ControlRequest(parsing: "reload now") }
     }

@@ -220,7 +220,8 @@ private final class Answers {
             cacheBudgetBytes: 20)
         let keys = status.reply.fields.map(\.key)
         #expect(keys == [
-            "ok", "index", "file", "count", "position", "paused", "moving", "interval", "transition", "display", "uptime_s",
+            "ok", "index", "file", "count", "position", "paused", "moving", "interval", "transition", "display",
+            "display_power", "panel", "uptime_s",
             "frames_shown", "refreshes_missed", "slides", "cache_bytes", "cache_budget_bytes", "version",
         ])
         #expect(status.reply["position"] == .double(2.123))

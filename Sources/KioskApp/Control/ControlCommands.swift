@@ -76,6 +76,14 @@ final class ControlCommands {
             case .refused(let reason):
                 return ControlReply.failure("reload refused, the show goes on with the settings it has: \(reason)")
             }
+        case .display(let request):
+            guard let power = controller.power else {
+                return ControlReply.failure("display: this show has no control of the display's power")
+            }
+            power.request(request)
+            return ControlReply.success([
+                "display_power": .string(power.requested), "panel": .string(controller.show.panel.rawValue),
+            ])
         case .watch, .screenshot:
             // The session answers these itself; never asked.
             return ControlReply.failure("\(request) is not answered here")
@@ -102,11 +110,14 @@ final class ControlCommands {
         let playlist = show.pictures.pictures.playlist
         let position = show.schedule.position(at: now)
         let wrapped = playlist.isEmpty ? 0 : position - (position / Double(playlist.count)).rounded(.down) * Double(playlist.count)
-        return ControlStatus(
+        var status = ControlStatus(
             index: show.centredItem, file: show.centredItem.map { Playlist.fileName(of: playlist[$0]) },
             count: playlist.count, position: wrapped, paused: show.schedule.isPaused, moving: show.schedule.isMoving(at: now),
             interval: show.schedule.interval, transition: show.schedule.motion.duration,
             display: show.screen.statusFields, uptime: now - started, statistics: show.statistics,
             cacheBytes: show.pictures.pictures.cachedBytes, cacheBudgetBytes: show.layout.cacheBudget)
+        status.displayPower = controller.power?.requested ?? "on"
+        status.panel = show.panel
+        return status
     }
 }

@@ -1,4 +1,5 @@
 import DRMOutput
+import HDMICEC
 import ImageCodecs
 import InputDevices
 import KioskCore
@@ -38,8 +39,9 @@ public enum DisplayJobError: Error, CustomStringConvertible {
 /// back) and `run` returns.
 public struct DisplayJob {
     public var settings: KioskSettings
-    /// The picture to start with.
-    public var index: Int
+    /// The picture to start with; nil: the one the show was on when it
+    /// last stopped (the state directory's ``ResumeFile``), else the first.
+    public var index: Int?
     /// Log every picture the strip comes to rest on.
     public var verbose: Bool
     /// Where operator log lines go (standard error in the daemon).
@@ -51,7 +53,7 @@ public struct DisplayJob {
     /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
     public var reloadSettings: (() throws -> ExplainedSettings)?
 
-    public init(settings: KioskSettings, index: Int, verbose: Bool = false, log: @escaping (LogLine) -> Void) {
+    public init(settings: KioskSettings, index: Int?, verbose: Bool = false, log: @escaping (LogLine) -> Void) {
         self.settings = settings
         self.index = index
         self.verbose = verbose
@@ -88,7 +90,8 @@ public struct DisplayJob {
                 try HeadlessScreen(panel: settings.display.headlessSize, vblankTimer: true, now: MonotonicClock.now())
             }
         }
-        defer { drm?.restore() }
+        let keeper = DisplayKeeper(output: drm, opener: opener)
+        defer { keeper.restore() }
         guard let images = settings.images else { throw .setup(.noImageFolder) }
         let watcher: FolderWatcher
         do { watcher = try FolderWatcher(root: images, settings: settings.folder) } catch { throw .setup(.folder(error)) }
@@ -108,11 +111,13 @@ public struct DisplayJob {
             for note in assembly.notes { log(.warning(note)) }
         }
         let control = try openControlSocket()
+        let resume = settings.stateDirectory.map { ResumeFile(directory: $0) }
+        let start = startingPicture(in: assembly.playlist, resume: resume)
 
         let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe) }
         defer { worker.stop() }
         let controller = ShowController(
-            show: assembly.makeShow(on: screen, decoder: worker, startAt: index, now: MonotonicClock.now()))
+            show: assembly.makeShow(on: screen, decoder: worker, startAt: start, now: MonotonicClock.now()))
         let verbose = self.verbose, log = self.log
         let farewell = drm == nil ? "bye" : "restoring the console"
         controller.subscribe { event in
@@ -127,25 +132,27 @@ public struct DisplayJob {
             let folder = FolderSource(watcher: watcher)
             folderSource = folder
             try loop.add(folder)
+            let cec = cecAdapter(for: keeper.output)
+            let power = try DisplayPowerSource(
+                keeper: PowerKeeper(
+                    schedule: settings.power.schedule, controller: controller, tv: cec, log: log,
+                    wallClock: WallClockTimer.now, utcOffset: localUTCOffset),
+                cec: cec)
+            var reload: ConfigReload?
             if let reloadSettings {
                 // A new display: the old one gives the console back first, and its card is used again.
-                let openDisplay = { (display: DisplaySettings) throws -> any ShowScreen in
-                    drm?.restore()
-                    switch display.target {
-                    case .drm:
-                        let output = try openOutput(display, on: drm?.card, opener: opener)
-                        drm = output
-                        return output
-                    case .headless:
-                        drm = nil
-                        return try HeadlessScreen(panel: display.headlessSize, vblankTimer: true, now: MonotonicClock.now())
-                    }
-                }
-                let reload = ConfigReload(
-                    settings: settings, controller: controller, folder: folder, log: log, openDisplay: openDisplay,
+                reload = ConfigReload(
+                    settings: settings, controller: controller, folder: folder, log: log, openDisplay: keeper.open,
                     load: reloadSettings)
-                controller.reloader = { reload.reload() }
+                reload?.powerKeeper = power.keeper
+                controller.reloader = { reload!.reload() }
             }
+            try loop.add(power)
+            if keeper.output != nil {
+                let settings = self.settings
+                try loop.add(HotplugSource(keeper: keeper, settings: { reload?.settings ?? settings }, log: log))
+            }
+            if let resume { try loop.add(ResumeSource(file: resume, log: log)) }
             if let control { try loop.add(control) }
             if let seat { try loop.add(SeatSource(seat: seat, log: log)) }
             try loop.add(InputSource(
@@ -164,6 +171,54 @@ public struct DisplayJob {
         return statistics
     }
 
+
+    /// The picture to start on: `index` if given; else the one the show
+    /// was on when it last stopped, if it is still in the playlist; else the first.
+    private func startingPicture(in playlist: Playlist, resume: ResumeFile?) -> Int {
+        if let index { return index }
+        guard let resume else { return 0 }
+        guard let path = resume.read() else { return 0 }
+        guard let item = playlist.item(of: path) else {
+            log(.info("resume: \(path) is no longer in the playlist: starting at the first picture"))
+            return 0
+        }
+        log("resuming on picture \(item): \(Playlist.fileName(of: path))")
+        return item
+    }
+
+    /// The HDMI-CEC adapter for the display: `cec` names one, or (`auto`)
+    /// the one the kernel ties to the connector in use. Nil: no CEC
+    /// (`off`, none for this connector, or one that cannot be used, logged).
+    private func cecAdapter(for output: KMSOutput?) -> CECAdapter? {
+        switch settings.power.cec {
+        case .off:
+            return nil
+        case .device(let path):
+            do {
+                let adapter = try CECAdapter(path: path)
+                log("cec: \(path): the TV follows the display's power")
+                return adapter
+            } catch {
+                log(.warning("cec: \(error): the TV is not told when the display sleeps and wakes"))
+                return nil
+            }
+        case .auto:
+            guard let output, let card = output.card.number else { return nil }
+            for path in CECAdapter.adapters() {
+                guard let tied = CECAdapter.drmConnector(ofAdapterAt: path), tied.card == card,
+                      tied.connector == output.connectorID else { continue }
+                do {
+                    let adapter = try CECAdapter(path: path)
+                    log("cec: \(path) belongs to \(output.connectorName): the TV follows the display's power")
+                    return adapter
+                } catch {
+                    log(.warning("cec: \(error): the TV is not told when the display sleeps and wakes"))
+                    return nil
+                }
+            }
+            return nil
+        }
+    }
 
     /// The control socket, or nil when it is off. A path the operator set
     /// must work; at the default path (`/run/kioskd`, which the service's

@@ -75,6 +75,14 @@ final class HeadlessScreen: ShowScreen {
 
     func retake() {}
 
+    /// Dark: the queued frame is abandoned and nothing is shown.
+    func powerOff() {
+        pending = nil
+        front = nil
+    }
+
+    func powerOn() {}
+
     var statusFields: JSONObject {
         ["driver": "headless", "size": .string("\(panelSize)"), "refresh_hz": .int(Int((1 / refreshPeriod).rounded()))]
     }

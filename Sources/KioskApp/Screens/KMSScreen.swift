@@ -22,5 +22,9 @@ extension KMSOutput: ShowScreen {
 
     func retake() { retakeAfterAnotherSession() }
 
+    func powerOff() throws(DRMError) { try switchOff() }
+
+    func powerOn() { switchOn() }
+
     var summary: String { "\(card.path) (\(card.driverName)) \(connectorName) \(mode)" }
 }

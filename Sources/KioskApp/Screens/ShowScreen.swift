@@ -44,4 +44,9 @@ protocol ShowScreen: AnyObject {
     func release()
     /// The seat is back: the next present sets the mode in full.
     func retake()
+    /// Switches the panel off (the CRTC off); a pending flip is finished
+    /// first, and nothing is presented until ``powerOn()``.
+    func powerOff() throws(DRMError)
+    /// The next present sets the mode in full, which switches the panel on.
+    func powerOn()
 }

@@ -40,9 +40,13 @@ final class ConfigReload {
     /// Opens a display (the old screen is given up first), or throws why
     /// not; nil: the display is taken at the start only (a test's show).
     let openDisplay: ((DisplaySettings) throws -> any ShowScreen)?
+    /// Takes a new `display_schedule` at once; nil for a show without power control.
+    var powerKeeper: PowerKeeper?
 
     /// Settings only a restart changes.
-    static let takenAtStart: Set<String> = ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys"]
+    static let takenAtStart: Set<String> = [
+        "socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "cec", "state_dir",
+    ]
     static let displaySettings: Set<String> = ["device", "connector", "mode", "rotation", "display", "size"]
     static let folderSettings: Set<String> = ["images", "recursive", "order"]
 
@@ -67,6 +71,8 @@ final class ConfigReload {
         if !newDisplay { applied.display = settings.display }
         applied.input = settings.input
         applied.control = settings.control
+        applied.power.cec = settings.power.cec
+        applied.stateDirectory = settings.stateDirectory
 
         let show = controller.show
         var watcher: FolderWatcher?
@@ -106,6 +112,7 @@ final class ConfigReload {
         }
         let before = settings
         settings = applied
+        powerKeeper?.use(applied.power.schedule)
         let applying = changed.filter { !waiting.contains($0) }
         if changed.isEmpty {
             log("reload: nothing changed")

@@ -258,13 +258,14 @@ final class RunningShow {
     /// first frame on the new one is drawn at once (a full mode set).
     func move(to newScreen: any ShowScreen, assembly: ShowAssembly, at now: Double) {
         screen = newScreen
-        drawnPosition = nil
-        inFlight = nil
-        fingerFrameAt = nil
-        lastMotionFrameShown = nil
-        retryPresentAt = nil
-        movesSinceDraw = []
-        repaintWindow = RepaintWindow()
+        // A screen that comes while the display is off stays dark.
+        if asleep { try? newScreen.powerOff() }
+        if disconnected {
+            disconnected = false
+            emit(.panelChanged(panel, why: "a screen is back: \(newScreen.summary)"))
+        }
+        forgetFrames()
+        drawAgain()
         scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         reassemble(assembly, at: now)
     }
@@ -272,39 +273,113 @@ final class RunningShow {
     /// True while the seat is another session's: nothing is drawn, the
     /// show's time goes on (``releaseDisplay(at:)``).
     private(set) var displayReleased = false
+    /// True while the connector in use has no screen (``disconnect(at:why:)``).
+    private(set) var disconnected = false
+    /// True while the display is switched off (``sleep(at:why:)``).
+    private(set) var asleep = false
 
-    /// The seat is going to another session: a pending flip is finished
-    /// or abandoned, and no frame is drawn until ``retakeDisplay(at:)``.
-    /// Slides still happen on time, unseen.
-    func releaseDisplay(at now: Double) {
-        screen.release()
-        displayReleased = true
+    /// What the panel is doing, for `status`.
+    var panel: PanelState {
+        if asleep { return .off }
+        if disconnected { return .disconnected }
+        return displayReleased ? .elsewhere : .active
+    }
+
+    /// True when no frame can be drawn now.
+    private var unseen: Bool { displayReleased || disconnected || asleep }
+
+    /// The display is switched off (`kioskctl display off`, the schedule):
+    /// the panel goes dark (``ShowScreen/powerOff()``), a slide or a
+    /// change under way ends where it was going, and until ``wake(at:why:)``
+    /// nothing slides, is drawn or is decoded: the show asks for no
+    /// wake-up at all. Returns why the panel could not be switched off, if it could not.
+    @discardableResult
+    func sleep(at now: Double, why: String) -> String? {
+        guard !asleep else { return nil }
+        if change != nil {
+            change = nil
+            frameNeeded = true
+        }
+        schedule.sleep(at: now)
+        var failure: String?
+        if !displayReleased && !disconnected {
+            do { try screen.powerOff() } catch { failure = "\(error)" }
+        }
+        asleep = true
+        forgetFrames()
+        emit(.panelChanged(.off, why: why + (failure.map { "; the panel could not be switched off: \($0)" } ?? "")))
+        return failure
+    }
+
+    /// The display is switched on again: the next wake-up sets the mode in
+    /// full with the centred picture, which rests a whole `interval`.
+    func wake(at now: Double, why: String) {
+        guard asleep else { return }
+        asleep = false
+        screen.powerOn()
+        schedule.wake(at: now)
+        drawAgain()
+        if change == nil && !pendingNews.isEmpty { applyPendingNews(at: now) }
+        requestPictures(at: Double(schedule.target), now: now, always: true)
+        emit(.panelChanged(panel, why: why))
+    }
+
+    /// The connector in use lost its screen (a hotplug): nothing is drawn,
+    /// the show keeps its time, until a screen is back (``move(to:assembly:at:)``).
+    func disconnect(at now: Double, why: String) {
+        guard !disconnected else { return }
+        if !displayReleased { screen.release() }
+        disconnected = true
+        forgetFrames()
+        emit(.panelChanged(.disconnected, why: why))
+    }
+
+    /// A frame queued on a screen that will not show it is forgotten.
+    private func forgetFrames() {
         inFlight = nil
         fingerFrameAt = nil
         lastMotionFrameShown = nil
+        movesSinceDraw = []
     }
 
-    /// The seat is back: the next wake-up draws the strip where it now is,
-    /// with a full mode set, as for a new screen.
-    func retakeDisplay(at now: Double) {
-        screen.retake()
-        displayReleased = false
+    /// The next frame is drawn in full, wherever the strip is.
+    private func drawAgain() {
         drawnPosition = nil
         frameNeeded = true
         retryPresentAt = nil
         repaintWindow = RepaintWindow()
     }
 
+    /// The seat is going to another session: a pending flip is finished
+    /// or abandoned, and no frame is drawn until ``retakeDisplay(at:)``.
+    /// Slides still happen on time, unseen.
+    func releaseDisplay(at now: Double) {
+        if !disconnected && !asleep { screen.release() }
+        displayReleased = true
+        forgetFrames()
+    }
+
+    /// The seat is back: the next wake-up draws the strip where it now is,
+    /// with a full mode set, as for a new screen.
+    func retakeDisplay(at now: Double) {
+        screen.retake()
+        // A panel switched off while the seat was away is switched off now.
+        if asleep { try? screen.powerOff() }
+        displayReleased = false
+        drawAgain()
+    }
+
     /// Starts a due slide and draws a frame if one is wanted and the screen
     /// can take it. The run loop calls this after every batch of events.
     func update(at now: Double) {
+        guard !asleep else { return }
         if change == nil && !pendingNews.isEmpty { applyPendingNews(at: now) }
         if schedule.advanceIfDue(at: now) {
             statistics.slides += 1
             settledTarget = schedule.target
         }
         if change == nil { reshuffleIfDue(at: now) }
-        guard !displayReleased, !screen.flipPending else { return }
+        guard !unseen, !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             if !schedule.isMoving(at: now) { lastMotionFrameShown = nil }
             fingerFrameAt = nil
@@ -355,7 +430,8 @@ final class RunningShow {
     /// first: the next frame's moment, a retry of a display that failed, or
     /// the next automatic slide. Nil: only an event can change anything.
     func nextWakeUp(at now: Double) -> Double? {
-        if displayReleased { return schedule.nextAdvance }
+        if asleep { return nil }
+        if displayReleased || disconnected { return schedule.nextAdvance }
         // A pending flip's completion wakes the loop through the screen's descriptor.
         if screen.flipPending { return nil }
         if positionToDraw(at: now) != nil {
@@ -473,6 +549,8 @@ final class RunningShow {
     /// Tells the decoder what to prepare, when the slots on screen or the
     /// direction of travel changed.
     private func requestPictures(at position: Double, now: Double, always: Bool = false) {
+        // Off, nothing is decoded: waking asks for the pictures again.
+        guard !asleep else { return }
         let direction = schedule.direction(at: now)
         let slots = layout.geometry.visibleSlots(at: position).map(\.index)
         if !always, let last = requestedFor, last.slots == slots, last.direction == direction { return }

@@ -103,6 +103,29 @@ final class ShowController {
         for handler in seatChanged { handler(true) }
     }
 
+    /// The display's power (`kioskctl display`, the schedule): the daemon's
+    /// ``PowerKeeper``; nil for a show without one (a test's).
+    var power: (any DisplayPowerControl)?
+
+    /// The display is switched off: nothing is drawn, decoded or slid until ``wake(why:)``.
+    func sleep(why: String) {
+        commandsPerformed += 1
+        show.sleep(at: clock(), why: why)
+    }
+
+    /// The display is switched on: the centred picture at once, with a full mode set.
+    func wake(why: String) {
+        commandsPerformed += 1
+        show.wake(at: clock(), why: why)
+    }
+
+    /// The connector in use lost its screen: the show keeps its time unseen
+    /// until a screen is back (``move(to:assembly:)``).
+    func displayDisconnected(why: String) {
+        commandsPerformed += 1
+        show.disconnect(at: clock(), why: why)
+    }
+
     /// What the show has done, and whether it is still.
     var statistics: ShowStatistics { show.progress(at: clock()) }
 }

@@ -32,6 +32,13 @@ extension ShowEvent {
             return .warning("cannot present a frame: \(reason); retrying every second")
         case .displayBack:
             return "the display takes frames again"
+        case .panelChanged(let state, let why):
+            switch state {
+            case .off: return "display off (\(why)): no drawing, decoding or slides until it is on"
+            case .active: return "display on (\(why))"
+            case .disconnected: return .warning("display: \(why); the show keeps its time and comes back when a screen does")
+            case .elsewhere: return nil
+            }
         case .stopped(let reason, let stats):
             var line = "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
                 + "\(stats.framesShown) frame(s), \(stats.refreshesMissed) refresh(es) missed during slides"

@@ -36,6 +36,10 @@ public struct ControlStatus: Equatable, Sendable {
     public var statistics: ShowStatistics
     public var cacheBytes: Int
     public var cacheBudgetBytes: Int
+    /// What was asked of the display's power: `on`, `off` or `schedule` (``DisplayPower/requested``).
+    public var displayPower = "on"
+    /// What the panel is doing: `active`, `off`, `disconnected` or `other_session`.
+    public var panel = PanelState.active
 
     public init(
         index: Int?, file: String?, count: Int, position: Double, paused: Bool, moving: Bool, interval: Double,
@@ -69,6 +73,8 @@ public struct ControlStatus: Equatable, Sendable {
             "interval": .double(interval),
             "transition": .double(transition),
             "display": .object(display),
+            "display_power": .string(displayPower),
+            "panel": .string(panel.rawValue),
             "uptime_s": .double((uptime * 10).rounded() / 10),
             "frames_shown": .int(statistics.framesShown),
             "refreshes_missed": .int(statistics.refreshesMissed),
@@ -100,6 +106,7 @@ extension ShowEvent {
         case .folderBack(_, let count): return ["event": "folder_back", "count": .int(count)]
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
+        case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
         case .ready, .pictureRefused, .settingsApplied, .stopped, .folderNote: return nil
         }
     }

@@ -19,9 +19,11 @@ public enum ControlRequest: Equatable, Sendable {
     case watch
     /// Read the config file again and apply it (as SIGHUP does).
     case reload
+    /// Switch the display off or on, or back to the schedule (`display off|on|auto`).
+    case display(PowerRequest)
 
     /// The command words, as the README and `kioskctl` spell them.
-    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload"]
+    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display"]
 
     /// The commands for error messages: `next, prev, ...`.
     static let commandList = commands.joined(separator: ", ")
@@ -66,6 +68,12 @@ extension ControlRequest {
         case "screenshot": try Self.noArguments("screenshot", rest); self = .screenshot
         case "watch": try Self.noArguments("watch", rest); self = .watch
         case "reload": try Self.noArguments("reload", rest); self = .reload
+        case "display":
+            guard let request = PowerRequest(rawValue: rest.lowercased()) else {
+                throw ControlRequestError(
+                    "display takes on, off or auto (auto follows display_schedule), got \"\(Self.quoted(rest))\"")
+            }
+            self = .display(request)
         default:
             throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
         }

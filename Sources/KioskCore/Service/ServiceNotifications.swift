@@ -55,8 +55,10 @@ public struct ServiceNotifications: Sendable {
             return "STATUS=waiting for the picture folder \(folder) to come back"
         case .displayLost(let reason):
             return "STATUS=waiting for the display: \(reason)"
-        case .folderBack, .displayBack:
+        case .folderBack, .displayBack, .panelChanged(.active, _):
             return lastPictureStatus.map { "STATUS=\($0)" }
+        case .panelChanged(let state, _):
+            return "STATUS=" + (state == .off ? "display off" : state == .disconnected ? "waiting for a screen on the connector" : "the seat is another session's")
         case .stopped(let reason, _):
             return "STOPPING=1\nSTATUS=stopping" + (reason.map { " on \($0)" } ?? "")
         case .pictureRefused, .folderNote, .settingsApplied, .paused, .resumed:

@@ -151,6 +151,26 @@ public struct ControlSettings: Hashable, Sendable {
     public init() {}
 }
 
+/// Where HDMI-CEC messages go (`cec`): TVs follow the display's power through them.
+public enum CECChoice: Hashable, Sendable {
+    /// The CEC adapter the kernel ties to the connector in use, if there is one.
+    case auto
+    /// No CEC messages.
+    case off
+    /// This adapter (`/dev/cecN`), whatever connector it belongs to.
+    case device(String)
+}
+
+/// When the display is on (`display_schedule`, `cec`); `kioskctl display`
+/// overrides the schedule until `display auto`.
+public struct PowerSettings: Hashable, Sendable {
+    /// Nil (`"none"`): always on unless told otherwise.
+    public var schedule: DisplaySchedule? = nil
+    public var cec: CECChoice = .auto
+
+    public init() {}
+}
+
 /// Everything the operator can set, with the defaults a kiosk starts from.
 ///
 /// Settings are layered: defaults, then the config file, then command-line
@@ -170,6 +190,12 @@ public struct KioskSettings: Hashable, Sendable {
     public var control = ControlSettings()
     public var input = InputSettings()
     public var folder = FolderSettings()
+    public var power = PowerSettings()
+    /// Where kioskd keeps what outlives it (the centred picture, to resume
+    /// on); nil (`"none"`) keeps nothing.
+    public var stateDirectory: String? = KioskSettings.defaultStateDirectory
+
+    public static let defaultStateDirectory = "/var/lib/kioskd"
 
     public init() {}
 
@@ -178,6 +204,7 @@ public struct KioskSettings: Hashable, Sendable {
         "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
         "input", "grab", "tap_zones", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
+        "display_schedule", "cec", "state_dir",
     ]
 
     public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
@@ -304,6 +331,27 @@ public struct KioskSettings: Hashable, Sendable {
                     setting: name, value: value.written, reason: "expected the name of a group, e.g. \"kioskd\"")
             }
             control.socketGroup = text
+        case "display_schedule":
+            guard case .string(let text) = value else {
+                throw SettingError(setting: name, value: value.written, reason: "expected \"none\" or rules like \"mon-fri 07:00-19:00; sat,sun 09:00-23:00\"")
+            }
+            if text == "none" {
+                power.schedule = nil
+            } else {
+                do { power.schedule = try DisplaySchedule(parsing: text) } catch {
+                    throw SettingError(setting: name, value: text, reason: error.description)
+                }
+            }
+        case "cec":
+            guard case .string(let text) = value, text == "auto" || text == "off" || (text.hasPrefix("/dev/") && !text.contains("\0")) else {
+                throw SettingError(setting: name, value: value.written, reason: "expected \"auto\", \"off\" or a CEC device like \"/dev/cec0\"")
+            }
+            power.cec = text == "auto" ? .auto : text == "off" ? .off : .device(text)
+        case "state_dir":
+            guard case .string(let text) = value, text == "none" || (text.hasPrefix("/") && !text.contains("\0")) else {
+                throw SettingError(setting: name, value: value.written, reason: "expected \"none\" or an absolute folder path like \"/var/lib/kioskd\"")
+            }
+            stateDirectory = text == "none" ? nil : text
         default:
             // A typo is never silently ignored: it is refused, with the setting most likely meant.
             let guess = closestName(to: name, among: Self.names).map { "did you mean \($0)? " } ?? ""

@@ -34,6 +34,14 @@ extension KioskSettings {
         case "recursive": return .boolean(folder.recursive)
         case "order": return .string(folder.order.rawValue)
         case "rescan_interval": return .float(folder.rescanInterval)
+        case "display_schedule": return .string(power.schedule?.description ?? "none")
+        case "cec":
+            switch power.cec {
+            case .auto: return .string("auto")
+            case .off: return .string("off")
+            case .device(let path): return .string(path)
+            }
+        case "state_dir": return .string(stateDirectory ?? "none")
         default: return nil
         }
     }

@@ -50,6 +50,10 @@ public enum ShowEvent: Equatable, Sendable {
     case displayLost(reason: String)
     /// The display takes frames again.
     case displayBack
+    /// The panel changed state (``PanelState``): switched off or on
+    /// (`kioskctl display`, the schedule), its screen unplugged or back;
+    /// `why` says what did it, for the log.
+    case panelChanged(PanelState, why: String)
     /// The show stopped: why (a signal's name, or nil when it was asked to)
     /// and what it had done.
     case stopped(reason: String?, statistics: ShowStatistics)

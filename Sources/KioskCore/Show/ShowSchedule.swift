@@ -65,6 +65,8 @@ public struct ShowSchedule: Sendable, Equatable {
     public private(set) var motion: StripMotion
     public private(set) var interval: Double
     public private(set) var isPaused = false
+    /// True while the display is off (``sleep(at:)``): nothing moves by itself.
+    public private(set) var isAsleep = false
     /// When the next automatic slide starts; nil while paused.
     public private(set) var nextAdvance: Double?
     /// Pictures in the playlist; below two nothing moves.
@@ -124,7 +126,7 @@ public struct ShowSchedule: Sendable, Equatable {
         case .resume:
             guard isPaused else { return }
             isPaused = false
-            nextAdvance = max(now, motion.restTime) + interval
+            if !isAsleep { nextAdvance = max(now, motion.restTime) + interval }
         case .touch(let touch):
             apply(touch, at: now)
         case .personPresent:
@@ -133,7 +135,8 @@ public struct ShowSchedule: Sendable, Equatable {
     }
 
     private mutating func apply(_ touch: StripTouch, at now: Double) {
-        guard pictureCount >= 2 else { return }
+        // A dark panel shows nothing to drag.
+        guard pictureCount >= 2, !isAsleep else { return }
         switch touch {
         case .caught:
             let position = motion.position(at: now)
@@ -193,6 +196,25 @@ public struct ShowSchedule: Sendable, Equatable {
         interval = settings.interval
     }
 
+    /// The display is switched off: a slide under way ends where it was
+    /// going, a finger's hold is let go, and no slide starts by itself
+    /// until ``wake(at:)``: the show has no reason to wake while off.
+    public mutating func sleep(at now: Double) {
+        let target = Double(self.target)
+        held = nil
+        motion = StripMotion(at: target, easing: motion.easing, duration: motion.duration)
+        nextAdvance = nil
+        isAsleep = true
+    }
+
+    /// The display is back on: the centred picture rests a whole `interval`
+    /// (unless paused) before the show slides on.
+    public mutating func wake(at now: Double) {
+        guard isAsleep else { return }
+        isAsleep = false
+        if !isPaused { nextAdvance = now + interval }
+    }
+
     /// Starts the automatic slide if its time has come; true if it did.
     public mutating func advanceIfDue(at now: Double) -> Bool {
         guard let due = nextAdvance, now >= due, held == nil else { return false }
@@ -218,6 +240,11 @@ public struct ShowSchedule: Sendable, Equatable {
         guard pictureCount >= 2, delta != 0 else { return }
         // A finger holding the strip keeps it: moves from elsewhere meanwhile are ignored.
         guard held == nil else { return }
+        if isAsleep {
+            // Nothing is seen sliding: the strip is where it was sent.
+            motion = StripMotion(at: motion.target + Double(delta), easing: motion.easing, duration: motion.duration)
+            return
+        }
         motion.retarget(to: motion.target + Double(delta), at: now)
         if !isPaused { nextAdvance = motion.restTime + interval }
     }

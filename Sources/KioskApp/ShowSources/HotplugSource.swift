@@ -1,0 +1,73 @@
+import DRMOutput
+import KioskCore
+import SystemCalls
+
+/// Screens unplugged and plugged back: the kernel's uevents for the DRM
+/// card in use (``UEventSocket``). On every `change` of the card (a real
+/// hotplug says `HOTPLUG=1`; a test's synthetic event says nothing more)
+/// the connectors are probed again (``DisplayKeeper/probe(_:showing:)``):
+///
+/// - the connector in use has no screen: the show stops drawing and keeps
+///   its time (one line in the log);
+/// - a screen is back (or with `connector = "auto"`, one on another
+///   connector), or the preferred mode changed: a new output with a full
+///   mode set, the strip laid out for its size, the current picture drawn
+///   at once.
+///
+/// While the seat is another session's, nothing is probed: taking the
+/// seat back sets the mode in full anyway.
+final class HotplugSource: ShowSource {
+    private let socket: UEventSocket
+    private let keeper: DisplayKeeper
+    private let settings: () -> KioskSettings
+    private let log: (LogLine) -> Void
+    private var registration: Registration?
+    /// Probes that failed in a row (an unreadable card): logged once.
+    private var failing = false
+
+    init(keeper: DisplayKeeper, settings: @escaping () -> KioskSettings, log: @escaping (LogLine) -> Void) throws(SystemCallError) {
+        socket = try UEventSocket()
+        self.keeper = keeper
+        self.settings = settings
+        self.log = log
+    }
+
+    func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        registration = try loop.register(socket.descriptor.rawValue, name: "hotplug") { [unowned self, unowned controller] _ in
+            let (events, overflowed) = socket.take()
+            guard let number = keeper.output?.card.deviceNumber else { return }
+            if overflowed || events.contains(where: { $0.isChange(ofDRMDevice: number.major, number.minor) }) {
+                cardChanged(controller)
+            }
+        }
+    }
+
+    /// Probes the connectors and follows what it finds.
+    func cardChanged(_ controller: ShowController) {
+        let show = controller.show
+        guard !show.displayReleased else { return }
+        let current = settings()
+        do {
+            switch try keeper.probe(current.display, showing: !show.disconnected) {
+            case .unchanged:
+                break
+            case .disconnected(let why):
+                controller.displayDisconnected(why: why)
+            case .screen(let output):
+                let listing = FolderListing(entries: show.pictures.pictures.playlist.entries, notes: [])
+                let wasDisconnected = show.disconnected
+                do {
+                    controller.move(to: output, assembly: try ShowAssembly(settings: current, panel: output.panelSize, listing: listing))
+                    // Coming back is logged by the show (``ShowEvent/panelChanged(_:why:)``).
+                    if !wasDisconnected { log("showing on \(output.summary), rotation \(current.display.rotation.rawValue) (the screen changed)") }
+                } catch {
+                    controller.displayDisconnected(why: "the layout does not fit \(output.summary): \(error)")
+                }
+            }
+            failing = false
+        } catch {
+            if !failing { log(.warning("display: cannot probe the connectors: \(error); trying again at the next hotplug")) }
+            failing = true
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import KioskCore
+import SystemCalls
+
+/// Keeps the centred picture in the state directory (``ResumeFile``), so
+/// a restart (a crash, an update, a power cut) resumes on it: written when
+/// the strip comes to rest on another picture, at most once a minute
+/// (``SavePacing``), and when the show stops. A directory that cannot be
+/// written is reported once, and the show goes on without it.
+final class ResumeSource: ShowSource {
+    let file: ResumeFile
+    private var pacing: SavePacing
+    private let log: (LogLine) -> Void
+    private var deadline: Deadline?
+    private var broken = false
+
+    init(file: ResumeFile, log: @escaping (LogLine) -> Void) {
+        self.file = file
+        self.log = log
+        file.makeDirectory()
+        pacing = SavePacing(written: file.read())
+    }
+
+    func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        let clock = controller.clock
+        let deadline = loop.deadline(named: "resume file") { [unowned self] now in writeIfDue(at: now) }
+        self.deadline = deadline
+        // Held by the controller: the show's last event (stopped) comes after the loop and its sources are gone.
+        controller.subscribe { [self, unowned controller] event in
+            switch event {
+            case .ready(_, _, let file?), .pictureCentred(_, let file):
+                pacing.centred(file)
+                writeIfDue(at: clock())
+            case .stopped:
+                // The way out: whatever the show is on now, at once.
+                if let item = controller.show.centredItem {
+                    pacing.centred(controller.show.pictures.pictures.playlist[item])
+                }
+                if let pending = pacing.pending { write(pending, at: clock()) }
+            default:
+                break
+            }
+        }
+    }
+
+    private func writeIfDue(at now: Double) {
+        if let picture = pacing.due(at: now) { write(picture, at: now) }
+        deadline?.arm(at: broken ? nil : pacing.nextWrite)
+    }
+
+    private func write(_ picture: String, at now: Double) {
+        guard !broken else { return }
+        do {
+            try file.write(picture)
+            pacing.wrote(picture, at: now)
+        } catch {
+            broken = true
+            log(.warning("cannot keep the centred picture in \(file.directory) (\(error)): the show will not resume on it after a restart"))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CLinux
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A one-shot timer on the wall clock (`timerfd` on `CLOCK_REALTIME`,
+/// `TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET`): fires at a Unix time,
+/// and also when the clock is set (NTP's first sync, an operator's
+/// `date -s`), so a schedule is worked out again rather than firing at a
+/// moment that no longer means what it did.
+final class WallClockTimer {
+    let descriptor: FileDescriptor
+    private(set) var armedAt: Int64?
+
+    enum Expiry { case fired, clockSet, nothing }
+
+    init() throws(SystemCallError) {
+        descriptor = FileDescriptor(owning: try retryingInterrupts("timerfd_create(CLOCK_REALTIME)") {
+            timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        })
+    }
+
+    /// The wall clock now, in Unix seconds.
+    static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec)
+    }
+
+    /// Fires once at Unix time `time`; nil disarms.
+    func arm(at time: Int64?) throws(SystemCallError) {
+        var spec = itimerspec()
+        if let time { spec.it_value = timespec(tv_sec: Int(max(time, 1)), tv_nsec: 0) }
+        try retryingInterrupts("timerfd_settime(CLOCK_REALTIME)") {
+            timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
+        }
+        armedAt = time
+    }
+
+    /// Takes what made the descriptor readable.
+    func take() -> Expiry {
+        var expirations: UInt64 = 0
+        let count = read(descriptor.rawValue, &expirations, MemoryLayout<UInt64>.size)
+        if count < 0 && errno == ECANCELED {
+            armedAt = nil
+            return .clockSet
+        }
+        guard count == MemoryLayout<UInt64>.size, expirations > 0 else { return .nothing }
+        armedAt = nil
+        return .fired
+    }
+}
+
+/// How far the wall clock is ahead of UTC at Unix time `utc`, in seconds,
+/// by the C library's time zone (`TZ`, else `/etc/localtime`): daylight
+/// saving included.
+func localUTCOffset(at utc: Int64) -> Int {
+    var time = time_t(utc)
+    var parts = tm()
+    guard localtime_r(&time, &parts) != nil else { return 0 }
+    return parts.tm_gmtoff
+}

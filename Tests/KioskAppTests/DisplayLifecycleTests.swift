@@ -1,0 +1,121 @@
+import Foundation
+@testable import KioskApp
+import KioskCore
+import SystemCalls
+import Testing
+
+/// A TV on the other end of HDMI-CEC: what it was told.
+final class FakeTV: TVLink {
+    let path = "/dev/cec-test"
+    private(set) var heard: [String] = []
+    func sendStandby() { heard.append("standby") }
+    func sendWake() { heard.append("wake") }
+}
+
+/// Unix seconds of a UTC wall-clock time.
+private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int) -> Int64 {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    return Int64(calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!.timeIntervalSince1970)
+}
+
+@Suite struct DisplayLifecycleTests {
+    /// A show on simulated time with the display's power kept by a
+    /// schedule; the wall clock starts at `start`.
+    func poweredShow(_ schedule: String, start: Int64) throws -> (SimulatedShow, PowerKeeper, FakeTV, PictureFolder) {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder))
+        let tv = FakeTV()
+        let keeper = PowerKeeper(
+            schedule: try DisplaySchedule(parsing: schedule), controller: run.controller, tv: tv, log: { _ in },
+            wallClock: { [unowned run] in start + Int64(run.now) }, utcOffset: { _ in 0 })
+        run.controller.power = keeper
+        return (run, keeper, tv, folder)
+    }
+
+    @Test func aScheduledNightHasNoWakeUpsAndTheMorningShowsThePicture() throws {
+        let (run, keeper, tv, folder) = try poweredShow("daily 09:00-17:00", start: utc(2026, 11, 23, 16, 59))
+        keeper.check()
+        #expect(!run.show.asleep && tv.heard.isEmpty)
+        #expect(keeper.nextCheck == utc(2026, 11, 23, 17, 0))
+        run.run(until: 60)
+        keeper.check() // the timer's moment: 17:00
+        #expect(run.show.asleep && run.show.panel == .off && tv.heard == ["standby"])
+        #expect(run.screen.shown == nil) // the panel shows nothing
+        #expect(run.events.contains(.panelChanged(.off, why: "display_schedule \"daily 09:00-17:00\"")))
+        let morning = try #require(keeper.nextCheck)
+        #expect(morning == utc(2026, 11, 24, 9, 0))
+        let (wakeUps, requests, slides) = (run.wakeUps, run.decoder.requests, run.show.statistics.slides)
+        run.run(until: Double(morning - utc(2026, 11, 23, 16, 59)))
+        #expect(run.wakeUps == wakeUps) // 16 hours: not one wake-up
+        #expect(run.decoder.requests == requests && run.show.statistics.slides == slides) // nothing decoded, nothing slid
+        keeper.check()
+        #expect(!run.show.asleep && run.show.panel == .active && tv.heard == ["standby", "wake"])
+        run.run(until: run.now + 0.5)
+        // The picture it was on when it went dark, drawn in full.
+        let target = Double(run.show.schedule.target)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: target)).pixels)
+        // It rests a whole interval before sliding on.
+        run.run(until: run.now + 7)
+        #expect(run.show.statistics.slides == slides)
+        withExtendedLifetime(folder) {}
+    }
+
+    @Test func kioskctlDisplayOverridesTheScheduleUntilAuto() throws {
+        let (run, keeper, tv, folder) = try poweredShow("daily 09:00-17:00", start: utc(2026, 11, 23, 12, 0))
+        keeper.check()
+        run.run(until: 1)
+        let commands = ControlCommands(controller: run.controller, started: 0, wakeUp: { 0 })
+        let off = commands.reply(to: .display(.off))
+        #expect(off["ok"] == .bool(true) && off["display_power"] == "off" && off["panel"] == "off")
+        #expect(commands.status.reply["display_power"] == "off" && commands.status.reply["panel"] == "off")
+        #expect(keeper.nextCheck == nil) // off until told otherwise: no timer either
+        run.run(until: 100)
+        #expect(run.screen.shown == nil)
+        let auto = commands.reply(to: .display(.auto))
+        #expect(auto["display_power"] == "schedule" && auto["panel"] == "active")
+        run.run(until: 101)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: Double(run.show.schedule.target))).pixels)
+        let on = commands.reply(to: .display(.on))
+        #expect(on["display_power"] == "on" && keeper.nextCheck == nil)
+        #expect(tv.heard == ["standby", "wake"])
+        // A show with no power control says so.
+        let other = try fourColours()
+        let plain = try SimulatedShow(showSettings(other))
+        let refused = ControlCommands(controller: plain.controller, started: 0, wakeUp: { 0 }).reply(to: .display(.off))
+        #expect(refused["ok"] == .bool(false))
+        withExtendedLifetime((folder, other)) {}
+    }
+
+    @Test func aTouchOnADarkPanelMovesNothing() throws {
+        let (run, keeper, _, folder) = try poweredShow("daily 09:00-17:00", start: utc(2026, 11, 23, 20, 0))
+        keeper.check()
+        #expect(run.show.asleep)
+        let target = run.show.schedule.target
+        run.command(.touch(.caught))
+        run.command(.touch(.dragged(pictures: 0.8)))
+        run.command(.touch(.released(pictures: 0.8, velocity: 3, flick: true)))
+        run.run(until: 5)
+        #expect(run.show.schedule.target == target && run.screen.shown == nil)
+        withExtendedLifetime(folder) {}
+    }
+
+    @Test func anUnpluggedScreenKeepsTheShowsTimeAndComesBackWhereItIs() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 2, transition: 0.5))
+        run.run(until: 1)
+        let frames = run.frames.count
+        run.controller.displayDisconnected(why: "Virtual-1 has no screen")
+        #expect(run.show.panel == .disconnected)
+        #expect(run.log.last == "display: Virtual-1 has no screen; the show keeps its time and comes back when a screen does")
+        run.run(until: 9)
+        #expect(run.frames.count == frames) // nothing drawn
+        #expect(run.show.statistics.slides >= 3) // time went on
+        // The screen is back: the strip laid out for it and drawn at once, where the time says.
+        run.controller.move(to: run.screen, assembly: try ShowAssembly(settings: run.settings, panel: run.screen.panelSize))
+        #expect(run.show.panel == .active)
+        run.run(until: 9.1)
+        #expect(run.frames.count == frames + 1)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: run.show.schedule.position(at: run.now))).pixels)
+    }
+}
