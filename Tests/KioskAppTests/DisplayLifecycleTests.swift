@@ -118,4 +118,26 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         #expect(run.frames.count == frames + 1)
         #expect(run.screen.shown?.pixels == (try run.snapshot(at: run.show.schedule.position(at: run.now))).pixels)
     }
+
+    /// The screen comes back with another mode (a hotplug's new preferred
+    /// one): the strip is laid out for the new size and drawn at once,
+    /// where the show's time says; the frame is the snapshot at that size.
+    @Test func aScreenBackWithAnotherModeIsLaidOutForIt() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 2, transition: 0.5))
+        run.run(until: 1)
+        run.controller.displayDisconnected(why: "Virtual-1 has no screen")
+        run.run(until: 5)
+        let bigger = PixelSize(width: 640, height: 360)
+        let screen = try HeadlessScreen(panel: bigger, vblankTimer: false, now: 0)
+        run.controller.move(to: screen, assembly: try ShowAssembly(settings: run.settings, panel: bigger), announce: false)
+        #expect(!run.events.contains(.settingsApplied)) // a hotplug is not a reload
+        run.show.picturesReady(at: 5)
+        run.show.update(at: 5)
+        let flip = try #require(screen.pendingFlipTime)
+        run.show.screenEvents(at: flip)
+        #expect(flip - 5 < 0.02) // the next refresh
+        let position = run.show.schedule.position(at: flip)
+        #expect(screen.shown?.pixels == (try SnapshotJob(settings: run.settings, screen: bigger, position: position).run().frame).pixels)
+    }
 }

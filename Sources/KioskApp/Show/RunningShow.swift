@@ -231,7 +231,7 @@ final class RunningShow {
     /// motion, the pictures' recipe and the playlist change; the centred
     /// picture stays in the centre if it is still in the playlist, else the
     /// next one takes its place. The screen stays.
-    func reassemble(_ assembly: ShowAssembly, at now: Double) {
+    func reassemble(_ assembly: ShowAssembly, at now: Double, announce: Bool = true) {
         endChange(at: now)
         schedule.apply(assembly.settings.motion)
         let edit = pictures.pictures.replacePlaylist(with: assembly.playlist.entries, keepingSlot: schedule.target)
@@ -248,7 +248,7 @@ final class RunningShow {
         }
         layout = assembly.layout
         if (shuffles == nil) != (assembly.settings.folder.order != .shuffle) { shuffles = Self.shuffles(assembly) }
-        emit(.settingsApplied)
+        if announce { emit(.settingsApplied) }
         playlistChanged(at: now, added: edit.added.count, removed: edit.removed.count)
     }
 
@@ -256,7 +256,8 @@ final class RunningShow {
     /// the show goes on on `newScreen`, laid out for it by `assembly`, at
     /// the same place and time. The old screen's frames are forgotten; the
     /// first frame on the new one is drawn at once (a full mode set).
-    func move(to newScreen: any ShowScreen, assembly: ShowAssembly, at now: Double) {
+    /// `announce`: a reload's move says the settings were applied; a hotplug's does not.
+    func move(to newScreen: any ShowScreen, assembly: ShowAssembly, at now: Double, announce: Bool = true) {
         screen = newScreen
         // A screen that comes while the display is off stays dark.
         if asleep { try? newScreen.powerOff() }
@@ -267,7 +268,7 @@ final class RunningShow {
         forgetFrames()
         drawAgain()
         scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
-        reassemble(assembly, at: now)
+        reassemble(assembly, at: now, announce: announce)
     }
 
     /// True while the seat is another session's: nothing is drawn, the

@@ -51,9 +51,9 @@ final class ShowController {
     var screenChanged: [() -> Void] = []
 
     /// A reload changed the display: the show moves to `screen`, keeping its place.
-    func move(to screen: any ShowScreen, assembly: ShowAssembly) {
+    func move(to screen: any ShowScreen, assembly: ShowAssembly, announce: Bool = true) {
         commandsPerformed += 1
-        show.move(to: screen, assembly: assembly, at: clock())
+        show.move(to: screen, assembly: assembly, at: clock(), announce: announce)
         for handler in screenChanged { handler() }
     }
 

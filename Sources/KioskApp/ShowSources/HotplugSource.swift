@@ -57,7 +57,9 @@ final class HotplugSource: ShowSource {
                 let listing = FolderListing(entries: show.pictures.pictures.playlist.entries, notes: [])
                 let wasDisconnected = show.disconnected
                 do {
-                    controller.move(to: output, assembly: try ShowAssembly(settings: current, panel: output.panelSize, listing: listing))
+                    controller.move(
+                        to: output, assembly: try ShowAssembly(settings: current, panel: output.panelSize, listing: listing),
+                        announce: false)
                     // Coming back is logged by the show (``ShowEvent/panelChanged(_:why:)``).
                     if !wasDisconnected { log("showing on \(output.summary), rotation \(current.display.rotation.rawValue) (the screen changed)") }
                 } catch {
