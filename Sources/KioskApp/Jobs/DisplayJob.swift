@@ -194,28 +194,24 @@ public struct DisplayJob {
         case .off:
             return nil
         case .device(let path):
-            do {
-                let adapter = try CECAdapter(path: path)
-                log("cec: \(path): the TV follows the display's power")
-                return adapter
-            } catch {
-                log(.warning("cec: \(error): the TV is not told when the display sleeps and wakes"))
-                return nil
-            }
+            return openCEC(path, why: "")
         case .auto:
             guard let output, let card = output.card.number else { return nil }
-            for path in CECAdapter.adapters() {
-                guard let tied = CECAdapter.drmConnector(ofAdapterAt: path), tied.card == card,
-                      tied.connector == output.connectorID else { continue }
-                do {
-                    let adapter = try CECAdapter(path: path)
-                    log("cec: \(path) belongs to \(output.connectorName): the TV follows the display's power")
-                    return adapter
-                } catch {
-                    log(.warning("cec: \(error): the TV is not told when the display sleeps and wakes"))
-                    return nil
-                }
+            let tied = CECAdapter.adapters().first { path in
+                CECAdapter.drmConnector(ofAdapterAt: path).map { $0.card == card && $0.connector == output.connectorID } ?? false
             }
+            return tied.flatMap { openCEC($0, why: " belongs to \(output.connectorName)") }
+        }
+    }
+
+    /// The adapter at `path`, said in the log; nil (said too) when it cannot be used.
+    private func openCEC(_ path: String, why: String) -> CECAdapter? {
+        do {
+            let adapter = try CECAdapter(path: path)
+            log("cec: \(path)\(why): the TV follows the display's power")
+            return adapter
+        } catch {
+            log(.warning("cec: \(error): the TV is not told when the display sleeps and wakes"))
             return nil
         }
     }
