@@ -24,11 +24,13 @@ demo-images:
 	.build/debug/make-demo-images demo/images
 
 # The benchmark figures (README, "Benchmarks"). The first run generates 1,000
-# 24-megapixel photos (about 5 GB, 5 minutes) under .build/bench-pictures.
+# 24-megapixel photos (about 5 GB, 5 minutes) under .build/bench-pictures;
+# hotplug_recovery_ms boots the test VM (scripts/bench-vm, about 2 minutes).
 bench:
 	scripts/install-deps
 	swift build -c release --product kioskd-bench
 	.build/release/kioskd-bench
+	scripts/bench-vm
 
 # The programs, units, sysusers and tmpfiles snippets, config, man pages,
 # completions and demo pictures; enables nothing.

@@ -55,13 +55,7 @@ struct FolderScale: ParsableCommand {
     /// to its first frame with every picture on screen (the log's "showing ..." line).
     private func firstFrame() throws {
         keepPictureBuffersOutOfTheHeap()
-        var settings = KioskSettings()
-        settings.stateDirectory = nil // a benchmark never writes the machine's state
-        settings.images = folder
-        settings.display.target = .headless
-        settings.motion.interval = 3600
-        settings.control.socket = nil
-        settings.input.devices = []
+        let settings = headlessShow(folder, interval: 3600)
         let start = ContinuousClock.now
         var ready: Duration?
         var count = 0

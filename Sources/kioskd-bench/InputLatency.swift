@@ -33,12 +33,7 @@ struct InputLatency: ParsableCommand {
     func run() throws {
         blockDaemonSignals()   // before the finger's thread exists: the show takes SIGTERM from its signalfd
         keepPictureBuffersOutOfTheHeap()
-        var settings = KioskSettings()
-        settings.stateDirectory = nil // a benchmark never writes the machine's state
-        settings.images = folder
-        settings.display.target = .headless
-        settings.motion.interval = 3600
-        settings.input.devices = []   // only the piped finger
+        let settings = headlessShow(folder, interval: 3600)   // no devices: only the piped finger
         let panel = try PipedInputDevice.touchscreen(name: "bench finger", axisMaximum: 4095)
         let finger = Finger(writer: panel.writer, swipes: swipes)
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })

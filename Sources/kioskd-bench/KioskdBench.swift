@@ -17,8 +17,22 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self],
+        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
+}
+
+/// The settings of a headless show at 1920x1080 on `folder`, resting
+/// `interval` seconds: no state written, no input devices, and a control
+/// socket only where one is given (a kioskd running on this machine keeps its own).
+func headlessShow(_ folder: String, interval: Double, socket: String? = nil) -> KioskSettings {
+    var settings = KioskSettings()
+    settings.stateDirectory = nil
+    settings.images = folder
+    settings.display.target = .headless
+    settings.motion.interval = interval
+    settings.control.socket = socket
+    settings.input.devices = []
+    return settings
 }
 
 /// The slot the issue names: 70% of a 1920x1080 screen.
@@ -43,7 +57,7 @@ struct Figures: ParsableCommand {
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -92,12 +106,7 @@ struct Slides: ParsableCommand {
 
     func run() throws {
         keepPictureBuffersOutOfTheHeap()
-        var settings = KioskSettings()
-        settings.stateDirectory = nil // a benchmark never writes the machine's state
-        settings.images = folder
-        settings.display.target = .headless
-        settings.motion.interval = 0.1
-        settings.control.socket = socket
+        let settings = headlessShow(folder, interval: 0.1, socket: socket)
         let start = ContinuousClock.now
         let stats = try DisplayJob(settings: settings, index: 0, log: { _ in }).run {
             $0.slides >= count && $0.atRest
@@ -121,12 +130,7 @@ struct Rest: ParsableCommand {
         if child {
             blockDaemonSignals()
             keepPictureBuffersOutOfTheHeap()
-            var settings = KioskSettings()
-            settings.stateDirectory = nil // a benchmark never writes the machine's state
-            settings.images = folder
-            settings.display.target = .headless
-            settings.motion.interval = 3600
-            try DisplayJob(settings: settings, index: 0, log: { _ in }).run()
+            try DisplayJob(settings: headlessShow(folder, interval: 3600), index: 0, log: { _ in }).run()
             return
         }
         let pid = spawnSelf(["rest", folder, "--child"])

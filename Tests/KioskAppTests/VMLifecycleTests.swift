@@ -19,7 +19,7 @@ struct VMLifecycleTests {
         // The picture it was on (1), drawn in full on the screen that came back.
         let screen = try readScreendump(results("bochs/hotplug-back.ppm"))
         expectSamePixels(screen, try snapshot(size: PixelSize(width: 1280, height: 800), position: 1))
-        // How long from `detect` to status saying the panel is active (make bench reports it against its target).
+        // How long from `detect` to status saying the panel is active, polled with a socat per poll: a rough figure (make bench times it properly).
         let milliseconds = try String(contentsOfFile: results("bochs/hotplug-recovery-ms"), encoding: .utf8)
         #expect(Int(milliseconds.trimmingCharacters(in: .whitespacesAndNewlines)).map { $0 > 0 } == true)
         #expect(try exitOf("bochs/lifecycle.exit").status == 0)

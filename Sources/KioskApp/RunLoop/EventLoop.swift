@@ -204,12 +204,15 @@ final class EventLoop {
         afterUrgentEvents()
         let started = MonotonicClock.now()
         let due = nextDeadline ?? .infinity
+        var handled = 0
         for event in ready {
             guard let registration = registrations[event.data.u64], registration.priority == .normal else { continue }
             // Out of time, or a deadline is due: the rest are still ready, and the next wait reports them again.
+            // The first always runs when no deadline is due, so a slow clock (a traced process) cannot starve them.
             let now = MonotonicClock.now()
-            if now - started > Self.normalEventBudget || now >= due { break }
+            if (handled > 0 && now - started > Self.normalEventBudget) || now >= due { break }
             registration.handler(EventSet(epoll: event.events))
+            handled += 1
         }
         if Int(count) == events.count {
             // Full: there may be more ready than fit; make room for next time.
