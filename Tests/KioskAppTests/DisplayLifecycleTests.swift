@@ -133,13 +133,17 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         run.run(until: 5)
         let bigger = PixelSize(width: 640, height: 360)
         let screen = try HeadlessScreen(panel: bigger, vblankTimer: false, now: 0)
+        let earlier = run.events.count
         run.controller.move(to: screen, assembly: try ShowAssembly(settings: run.settings, panel: bigger), announce: false)
         #expect(!run.events.contains(.settingsApplied)) // a hotplug is not a reload
+        #expect(!run.events.dropFirst(earlier).contains { if case .playlistChanged = $0 { true } else { false } }, "nothing came or went")
         run.show.picturesReady(at: 5)
         run.show.update(at: 5)
         let flip = try #require(screen.pendingFlipTime)
         run.show.screenEvents(at: flip)
         #expect(flip - 5 < 0.02) // the next refresh
+        // Its pictures all drawn, the show says so again ("showing N picture(s), picture P in the centre").
+        #expect(run.events.dropFirst(earlier).contains { if case .ready(_, run.show.centredItem, _) = $0 { true } else { false } })
         let position = run.show.schedule.position(at: flip)
         #expect(screen.shown?.pixels == (try SnapshotJob(settings: run.settings, screen: bigger, position: position).run().frame).pixels)
     }

@@ -35,6 +35,25 @@ struct VMLifecycleTests {
         #expect(log.contains("kioskd: display off (kioskctl display off)") && log.contains("kioskd: display on (kioskctl display on)"))
     }
 
+    /// virtio-gpu with two outputs: Virtual-1 (the show's, 1280x800) goes
+    /// and a screen comes on Virtual-2 in one change uevent; with
+    /// `connector = "auto"` kioskd takes it, at its own mode, and the strip
+    /// is laid out for that size on the picture it was showing.
+    @Test func aScreenOnAnotherConnectorIsTakenAndTheStripLaidOutForIt() throws {
+        let log = try String(contentsOfFile: results("virtio-gpu/other.log"), encoding: .utf8)
+        let moved = try #require(log.split(separator: "\n").first { $0.contains("(the screen changed)") }, "\(log)")
+        #expect(moved.contains("Virtual-2"), "\(moved)")
+        let screen = try readScreendump(results("virtio-gpu/other-connector.ppm"))
+        #expect(screen.size != PixelSize(width: 1280, height: 800), "another connector, another mode")
+        #expect(moved.contains(" \(screen.size)@"), "the mode kioskd set is the head QEMU shows: \(moved)")
+        expectSamePixels(screen, try snapshot(size: screen.size, position: 1))
+        let status = try String(contentsOfFile: results("virtio-gpu/other-status.json"), encoding: .utf8)
+        #expect(status.contains("\"connector\":\"Virtual-2\"") && status.contains("\"panel\":\"active\""), "\(status)")
+        // Its pictures decoded again for the bigger slot and all drawn: the log says so a second time.
+        #expect(log.components(separatedBy: "showing 8 picture(s), picture 1 in the centre").count - 1 == 1, "\(log)")
+        #expect(try exitOf("virtio-gpu/other.exit").status == 0)
+    }
+
     /// What vivid's TV side (`cec-ctl --monitor` on /dev/cec0) received from kioskd on /dev/cec1.
     @Test func theTVHearsStandbyAndImageViewOnOverCEC() throws {
         let bus = try String(contentsOfFile: results("bochs/cec-monitor.txt"), encoding: .utf8)

@@ -249,13 +249,17 @@ final class RunningShow {
         layout = assembly.layout
         if (shuffles == nil) != (assembly.settings.folder.order != .shuffle) { shuffles = Self.shuffles(assembly) }
         if announce { emit(.settingsApplied) }
-        playlistChanged(at: now, added: edit.added.count, removed: edit.removed.count)
+        // A hotplug's move keeps the playlist: no playlist event unless a file came or went meanwhile.
+        playlistChanged(
+            at: now, added: edit.added.count, removed: edit.removed.count,
+            announce: announce || !edit.added.isEmpty || !edit.removed.isEmpty)
     }
 
     /// A reload changed the display (device, connector, mode, rotation):
     /// the show goes on on `newScreen`, laid out for it by `assembly`, at
     /// the same place and time. The old screen's frames are forgotten; the
-    /// first frame on the new one is drawn at once (a full mode set).
+    /// first frame on the new one is drawn at once (a full mode set), and
+    /// ``ShowEvent/ready`` comes again once its pictures are all drawn.
     /// `announce`: a reload's move says the settings were applied; a hotplug's does not.
     func move(to newScreen: any ShowScreen, assembly: ShowAssembly, at now: Double, announce: Bool = true) {
         screen = newScreen
@@ -269,6 +273,8 @@ final class RunningShow {
         drawAgain()
         scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         reassemble(assembly, at: now, announce: announce)
+        // Once every picture on the new screen is drawn, the log says so again ("showing N picture(s), ...").
+        announced = false
     }
 
     /// True while the seat is another session's: nothing is drawn, the
@@ -470,9 +476,9 @@ final class RunningShow {
         change?.motion.renumber(by: Int(delta))
     }
 
-    private func playlistChanged(at now: Double, added: Int = 0, removed: Int = 0) {
+    private func playlistChanged(at now: Double, added: Int = 0, removed: Int = 0, announce: Bool = true) {
         frameNeeded = true
-        emit(.playlistChanged(count: pictures.pictures.playlist.count, added: added, removed: removed))
+        if announce { emit(.playlistChanged(count: pictures.pictures.playlist.count, added: added, removed: removed)) }
         requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
     }
 
