@@ -73,8 +73,24 @@ struct VMServiceTests {
         let log = try text("journal-last.txt")
         #expect(log.contains("kioskd: seat: given to another session; the show goes on unseen"))
         #expect(log.contains("kioskd: seat: back; drawing again"))
-        #expect(log.components(separatedBy: "(AT Translated Set 2 keyboard): keys").count - 1 == 2, "\(log)")
+        // At the start, after each of the two VT switches, and once more when
+        // the screen came back (devices are taken again for a new screen's size).
+        #expect(log.components(separatedBy: "(AT Translated Set 2 keyboard): keys").count - 1 == 4, "\(log)")
         #expect(!log.contains("libseat_open_device failed"), "\(log)")
+    }
+
+    /// The screen unplugged while another VT has the display: the seat's
+    /// return probes the connectors, so kioskd knows it has no screen
+    /// (rather than setting a mode on a dead connector); plugged back, the show.
+    @Test func aScreenUnpluggedWhileAwayIsNoticedWhenTheSeatComesBack() throws {
+        let away = try text("away-unplugged-status.json")
+        #expect(away.contains("\"panel\":\"disconnected\""), "\(away)")
+        let back = try text("away-back-status.json")
+        #expect(back.contains("\"panel\":\"active\""), "\(back)")
+        expectSamePixels(try screen("away-back"), try installedSnapshot(size: PixelSize(width: 1280, height: 800)))
+        let log = try text("journal-last.txt")
+        #expect(log.contains("kioskd: display: Virtual-1 has no screen"), "\(log)")
+        #expect(log.contains("kioskd: display on (a screen is back: /dev/dri/card0 (bochs-drm) Virtual-1 1280x800"), "\(log)")
     }
 
     @Test func theControlSocketIsForGroupKioskdOnly() throws {
@@ -85,13 +101,15 @@ struct VMServiceTests {
     }
 
     /// kioskd's lines reach the journal with their priorities: at warning
-    /// and above only problems (here only systemd's own, about the kill
-    /// and the hang), its ordinary lines at notice.
+    /// and above only problems (here systemd's own, about the kill and the
+    /// hang, and kioskd's about the unplugged screen), its ordinary lines at notice.
     @Test func theJournalSortsKioskdsLinesByPriority() throws {
         let all = try text("journal.txt"), warnings = try text("journal-warning.txt")
         #expect(all.contains("kioskd: showing on /dev/dri/card0 (bochs-drm) Virtual-1 1280x800@75, rotation 0; seat0 through the seat manager"))
         #expect(all.contains("kioskd: control socket: the socket systemd passed"))
-        #expect(!warnings.contains("kioskd: "), "ordinary lines at warning: \(warnings)")
+        let kioskdWarnings = warnings.split(separator: "\n").filter { $0.hasPrefix("kioskd: ") }
+        #expect(kioskdWarnings.count == 1 && kioskdWarnings.allSatisfy { $0.hasPrefix("kioskd: display: Virtual-1 has no screen") },
+                "ordinary lines at warning: \(warnings)")
         #expect(!all.contains("<5>"), "priority prefixes left in the text")
     }
 }

@@ -14,8 +14,9 @@ import SystemCalls
 ///   mode set, the strip laid out for its size, the current picture drawn
 ///   at once.
 ///
-/// While the seat is another session's, nothing is probed: taking the
-/// seat back sets the mode in full anyway.
+/// While the seat is another session's, nothing is probed (the session
+/// has the display); when the seat comes back the connectors are probed
+/// once, for the screens that came or went meanwhile.
 final class HotplugSource: ShowSource {
     private let socket: UEventSocket
     private let keeper: DisplayKeeper
@@ -39,6 +40,9 @@ final class HotplugSource: ShowSource {
             if overflowed || events.contains(where: { $0.isChange(ofDRMDevice: number.major, number.minor) }) {
                 cardChanged(controller)
             }
+        }
+        controller.seatChanged.append { [unowned self, unowned controller] enabled in
+            if enabled { cardChanged(controller) }
         }
     }
 
