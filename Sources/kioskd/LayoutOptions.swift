@@ -11,6 +11,9 @@ struct LayoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Slot width: pixels (1344) or a percentage of the screen width (70%). Default 70%.", valueName: "x"))
     var imageWidth: String?
 
+    @Option(help: ArgumentHelp("How many slots the screen holds across, instead of --image-width: 1.4 is the centred picture with its neighbours peeking in.", valueName: "n"))
+    var visible: String?
+
     @Option(help: ArgumentHelp("Gap between slots: pixels (40) or a percentage of the screen width (2%). Default 2%.", valueName: "y"))
     var spacing: String?
 
@@ -35,7 +38,7 @@ struct LayoutOptions: ParsableArguments {
     /// The settings and where each came from (the file's line, a flag).
     func explainedSettings(extra: [(String, String?)] = []) throws -> ExplainedSettings {
         let flags: [(String, String?)] = [
-            ("images", images), ("image_width", imageWidth), ("spacing", spacing),
+            ("images", images), ("image_width", imageWidth), ("visible", visible), ("spacing", spacing),
             ("slot_height", slotHeight), ("background", background), ("rotation", rotation),
         ] + extra
         return try loadExplainedSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })

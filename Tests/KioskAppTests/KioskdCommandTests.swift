@@ -1,6 +1,7 @@
 import Foundation
 import ImageCodecs
 import KioskCore
+import KioskRendering
 import Testing
 
 /// Runs the built `kioskd` (it sits beside the test bundle in the build folder).
@@ -52,6 +53,25 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let frame = try PNGCodec.decode(png, path: out, background: .black, maximumPixels: 1 << 22)
         let centre = RGBColor(xrgb: frame[300, 400])   // inside the card, clear of its numeral
         #expect(abs(Int(centre.red) - 0xEF) <= 6 && abs(Int(centre.green) - 0x6C) <= 6 && centre.blue <= 6)
+    }
+
+    /// `--visible 1.4` on 1920x1080 (2% spacing, 38 px) is 1920 / 1.4 - 38 = 1333 px slots: the
+    /// same frame as `--image-width 1333`, and not the default 70% (1344 px) one.
+    @Test func snapshotWithVisibleIsTheSlotWidthItWorksOut() throws {
+        func frame(_ flags: [String]) throws -> RasterImage {
+            let out = NSTemporaryDirectory() + "kioskd-cli-" + UUID().uuidString + ".png"
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1920x1080", "--out", out] + flags)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            return try PNGCodec.decode(try readWholeFile(out, limit: 1 << 24), path: out, background: .black, maximumPixels: 1 << 22)
+        }
+        let visible = try frame(["--visible", "1.4"])
+        #expect(visible.pixels == (try frame(["--image-width", "1333"])).pixels)
+        #expect(visible.pixels != (try frame([])).pixels)
+        let both = try kioskd(["snapshot", "--images", demoImages, "--size", "1920x1080", "--out", "/tmp/never.png",
+                               "--visible", "1.4", "--image-width", "60%"])
+        #expect(both.status == 1)
+        #expect(both.stderr.contains("visible (the --visible flag) and image_width (the --image-width flag) both set the slot's width"), "\(both.stderr)")
     }
 
     @Test func anInvalidSlotWidthExitsOneNamingTheSetting() throws {

@@ -208,12 +208,24 @@ func configFile(_ text: String) throws -> String {
             KEY_F5 = "next"
             """)
         defer { try? FileManager.default.removeItem(atPath: original) }
-        for path in [example, original] {
+        let visible = try configFile("images = \"/srv/photos\"\nvisible = 1.4\n")
+        defer { try? FileManager.default.removeItem(atPath: visible) }
+        for path in [example, original, visible] {
             let settings = try loadSettings(configPath: path, flags: [])
             let report = try configFile(describeConfiguration(try loadExplainedSettings(configPath: path, flags: []), file: path))
             defer { try? FileManager.default.removeItem(atPath: report) }
             #expect(try loadSettings(configPath: report, flags: []) == settings, "\(path)")
         }
+    }
+
+    /// `visible` in the file and `--image-width` as a flag: one error naming both and where each was written.
+    @Test func visibleAndImageWidthTogetherAreRefusedWithTheirPlaces() throws {
+        let path = try configFile("images = \"/srv/photos\"\nvisible = 1.4\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: SettingError.self) { try loadSettings(configPath: path, flags: [(name: "image_width", value: "60%")]) }
+        #expect(error?.description.contains("visible (\(path): line 2) and image_width (the --image-width flag) both set the slot's width") == true,
+                "\(String(describing: error))")
+        #expect(try loadSettings(configPath: path, flags: [(name: "visible", value: "2")]).layout.visible == 2)
     }
 
     @Test func theCommandExitsOneWithTheFirstMistake() throws {

@@ -23,7 +23,9 @@ import Testing
     /// What check-config prints, set back, gives the same settings: for the
     /// defaults and for settings unlike them in every way.
     @Test func everyWrittenValueSetsBackTheSameSettings() throws {
-        for settings in [KioskSettings(), try Self.unusual()] {
+        var counted = KioskSettings()
+        try counted.set("visible", to: .float(1.4))
+        for settings in [KioskSettings(), try Self.unusual(), counted] {
             for name in KioskSettings.names {
                 guard let value = settings.writtenValue(of: name) else { continue }
                 var copy = settings
@@ -31,7 +33,7 @@ import Testing
                 #expect(copy == settings, "\(name) = \(value.toml)")
             }
         }
-        #expect(KioskSettings.names.filter { KioskSettings().writtenValue(of: $0) == nil } == ["images", "slot_height", "socket_group"])
+        #expect(KioskSettings.names.filter { KioskSettings().writtenValue(of: $0) == nil } == ["images", "visible", "slot_height", "socket_group"])
         #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
     }
 

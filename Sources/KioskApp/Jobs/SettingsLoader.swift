@@ -46,6 +46,9 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
         try explained.settings.set(flag.name, to: .string(flag.value))
         explained.fromFlags.insert(flag.name)
     }
+    if let conflict = explained.settings.slotWidthConflict(written: explained.fromFlags.union(explained.fromFile.keys), place: explained.place(of:)) {
+        throw conflict
+    }
     // Key names are the kernel's: libevdev knows them all.
     for name in explained.settings.input.keys.keys.sorted() where keyCode(named: name) == nil {
         let error = SettingError(setting: "keys", value: name, reason: "the kernel has no key named \(name); use the names evtest shows, e.g. KEY_F5")

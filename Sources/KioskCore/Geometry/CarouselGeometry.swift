@@ -65,19 +65,32 @@ public struct CarouselGeometry: Hashable, Sendable {
 
     /// Resolves the operator's lengths against the screen and validates them.
     /// Errors quote the value as the operator wrote it (`"150%"`, not 2880).
+    ///
+    /// With ``LayoutSettings/visible`` `V` the screen holds `V` pitches:
+    /// `w = W / V - s`, rounded to the nearest pixel (halves up). A slot
+    /// that then does not fit is an error about `visible`.
     public init(screen: PixelSize, settings: LayoutSettings) throws(SettingError) {
         let written = [
             "image_width": settings.slotWidth.description,
             "spacing": settings.spacing.description,
             "slot_height": settings.slotHeight?.description ?? "",
         ]
+        let spacing = settings.spacing.resolved(against: screen.width)
+        let slotWidth = settings.visible.map { Int((Double(screen.width) / $0 - Double(spacing)).roundedHalfUp()) }
+            ?? settings.slotWidth.resolved(against: screen.width)
         do {
             try self.init(
                 screen: screen,
-                slotWidth: settings.slotWidth.resolved(against: screen.width),
+                slotWidth: slotWidth,
                 slotHeight: settings.slotHeight?.resolved(against: screen.height) ?? screen.height,
-                spacing: settings.spacing.resolved(against: screen.width))
+                spacing: spacing)
         } catch {
+            if let visible = settings.visible, error.setting == "image_width" {
+                throw SettingError(
+                    setting: "visible", value: "\(visible)",
+                    reason: "\(visible) slots across the \(screen.width) px screen, less \(spacing) px spacing, "
+                        + "make a slot \(slotWidth) px wide: \(error.reason)")
+            }
             let value = written[error.setting].flatMap { $0.isEmpty ? nil : $0 } ?? error.value
             throw SettingError(setting: error.setting, value: value, reason: error.reason)
         }

@@ -4,6 +4,12 @@ public struct LayoutSettings: Hashable, Sendable {
     /// Slot width `w`. Default 70% of the screen width: 1344 px on a 1920 px
     /// screen, leaving room for both neighbours to peek in.
     public var slotWidth: Length = .percent(70)
+    /// How many slot widths (slot plus spacing) the screen holds, instead
+    /// of ``slotWidth`` (seed 001's "number of images visible"): 1.4 makes
+    /// the slot `W / 1.4 - s` wide, the centred picture with its neighbours
+    /// peeking in. nil: ``slotWidth`` says. Setting both is an error
+    /// (``KioskSettings/slotWidthConflict(written:)``).
+    public var visible: Double? = nil
     /// Gap `s` between slots. Default 2% of the screen width (38 px at 1920).
     public var spacing: Length = .percent(2)
     /// Slot height `h`; nil means the full screen height.
@@ -201,7 +207,7 @@ public struct KioskSettings: Hashable, Sendable {
 
     /// The settings a config file may contain.
     public static let names = [
-        "images", "image_width", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
+        "images", "image_width", "visible", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
         "input", "grab", "tap_zones", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
         "display_schedule", "cec", "state_dir",
@@ -216,6 +222,14 @@ public struct KioskSettings: Hashable, Sendable {
             images = path
         case "image_width":
             layout.slotWidth = try Self.length(name, value)
+        case "visible":
+            // Whether the slot fits the screen is the geometry's to say, against a screen.
+            guard let count = value.number, count.isFinite, count > 0, count <= 100 else {
+                throw SettingError(
+                    setting: name, value: value.written,
+                    reason: "expected how many slots the screen holds across, e.g. 1.4 (the centred picture and its neighbours peeking in)")
+            }
+            layout.visible = count
         case "spacing":
             layout.spacing = try Self.length(name, value)
         case "slot_height":
@@ -407,6 +421,19 @@ public struct KioskSettings: Hashable, Sendable {
                 reason: "expected seconds from \(range.lowerBound) to \(Int(range.upperBound)), e.g. 8 or 0.45")
         }
         return seconds
+    }
+
+    /// `visible` and `image_width` both say how wide the slot is: written
+    /// together (in the file, as flags, or one in each) they are an error
+    /// naming both. `written`: the names the file and the flags set;
+    /// `place`: where a name was written (`kiosk.toml: line 3`, `the --visible flag`).
+    public func slotWidthConflict(written: Set<String>, place: (String) -> String?) -> SettingError? {
+        guard written.contains("visible"), written.contains("image_width"), let visible = layout.visible else { return nil }
+        func at(_ name: String) -> String { place(name).map { " (\($0))" } ?? "" }
+        return SettingError(
+            setting: "visible", value: "\(visible)",
+            reason: "visible\(at("visible")) and image_width\(at("image_width")) both set the slot's width: keep one "
+                + "(visible counts slots across the screen, image_width gives the width)")
     }
 
     private static func length(_ name: String, _ value: SettingValue) throws(SettingError) -> Length {

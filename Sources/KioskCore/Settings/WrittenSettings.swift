@@ -6,7 +6,9 @@ extension KioskSettings {
     public func writtenValue(of name: String) -> SettingValue? {
         switch name {
         case "images": return images.map(SettingValue.string)
-        case "image_width": return Self.written(layout.slotWidth)
+        // One of the two says the slot's width; the other is not written (both would be an error).
+        case "image_width": return layout.visible == nil ? Self.written(layout.slotWidth) : nil
+        case "visible": return layout.visible.map(SettingValue.float)
         case "spacing": return Self.written(layout.spacing)
         case "slot_height": return layout.slotHeight.map(Self.written)
         case "background": return .string("\(layout.background)")
@@ -51,6 +53,8 @@ extension KioskSettings {
         switch name {
         case "images": return "not set: the folder of pictures must be given (images, or --images)"
         case "slot_height": return "the full height of the screen"
+        case "visible": return "not set: image_width gives the slot's width"
+        case "image_width": return "follows from visible: the screen width over visible, less the spacing"
         case "socket_group": return "the daemon's own group"
         default: return "no value"
         }
