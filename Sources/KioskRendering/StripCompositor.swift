@@ -1,17 +1,20 @@
 import KioskCore
 
 /// Draws one frame of the strip: the background, and each visible slot's
-/// picture centred in its slot, clipped at the screen edges.
+/// picture centred in its slot (or leaning toward the screen's centre,
+/// ``PictureAlignment/inner``), clipped at the screen edges.
 ///
 /// The snapshot PNG and the display path both draw through this type, so the
 /// same state gives the same pixels wherever they end up.
 public struct StripCompositor: Sendable {
     public let geometry: CarouselGeometry
     public let background: RGBColor
+    public let alignment: PictureAlignment
 
-    public init(geometry: CarouselGeometry, background: RGBColor) {
+    public init(geometry: CarouselGeometry, background: RGBColor, alignment: PictureAlignment = .centre) {
         self.geometry = geometry
         self.background = background
+        self.alignment = alignment
     }
 
     /// Composes the strip at `position` into `surface` (which must be the
@@ -53,7 +56,8 @@ public struct StripCompositor: Sendable {
         precondition(surface.size == geometry.screen, "surface \(surface.size) is not the screen \(geometry.screen)")
         let placed = cells.compactMap { cell -> PlacedPicture? in
             guard let image = picture(cell.content) else { return nil }
-            return PlacedPicture(cell: cell, image: image)
+            let lean = alignment == .inner ? geometry.lean(ofCellAt: cell.x, width: cell.size.width) : 0
+            return PlacedPicture(cell: cell, image: image, lean: lean)
         }
         var pictureRows: Range<Int>?
         for rows in placed.compactMap(\.rows) { pictureRows = pictureRows?.spanning(rows) ?? rows }
@@ -114,8 +118,8 @@ extension Range where Bound == Int {
     }
 }
 
-/// A picture placed in its cell, centred, in screen coordinates, at its
-/// cell's scale.
+/// A picture placed in its cell (centred, or leaning toward the screen's
+/// centre), in screen coordinates, at its cell's scale.
 private struct PlacedPicture {
     let image: RasterImage
     /// The picture's top-left corner and its size on screen.
@@ -125,14 +129,14 @@ private struct PlacedPicture {
     /// What it is clipped to: its cell's box.
     let cell: StripCell
 
-    init(cell: StripCell, image: RasterImage) {
+    init(cell: StripCell, image: RasterImage, lean: Double) {
         let drawn = cell.scale == 1 ? image.size : PixelSize(
             width: max(1, Int((cell.scale * Double(image.width)).rounded())),
             height: max(1, Int((cell.scale * Double(image.height)).rounded())))
         let offset = centredOffset(of: drawn, in: cell.size)
         self.image = image
         self.drawn = drawn
-        self.x = cell.x + offset.x
+        self.x = cell.x + alignedOffsetX(of: drawn.width, in: cell.size.width, lean: lean)
         self.y = cell.y + offset.y
         self.cell = cell
     }

@@ -23,6 +23,9 @@ struct LayoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Background colour as RRGGBB. Default 000000.", valueName: "rrggbb"))
     var background: String?
 
+    @Option(help: ArgumentHelp("Where a picture narrower than its slot sits: inner (the default: toward the screen's centre, so every neighbour peeks in) or centre.", valueName: "centre|inner"))
+    var align: String?
+
     @Option(help: ArgumentHelp("Turn the picture clockwise for a screen mounted on its side: 0, 90, 180 or 270.", valueName: "r"))
     var rotation: String?
 
@@ -39,7 +42,7 @@ struct LayoutOptions: ParsableArguments {
     func explainedSettings(extra: [(String, String?)] = []) throws -> ExplainedSettings {
         let flags: [(String, String?)] = [
             ("images", images), ("image_width", imageWidth), ("visible", visible), ("spacing", spacing),
-            ("slot_height", slotHeight), ("background", background), ("rotation", rotation),
+            ("slot_height", slotHeight), ("background", background), ("align", align), ("rotation", rotation),
         ] + extra
         return try loadExplainedSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
     }

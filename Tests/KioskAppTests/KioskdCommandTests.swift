@@ -74,6 +74,22 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(both.stderr.contains("visible (the --visible flag) and image_width (the --image-width flag) both set the slot's width"), "\(both.stderr)")
     }
 
+    /// Card 8 (21:9) in the centre at 1280x800: its left neighbour, card 7,
+    /// is a portrait. By default (`align = "inner"`) it peeks in at the
+    /// left edge; `--align centre` (the seed's rule) leaves that edge to the background.
+    @Test func aPortraitNeighbourPeeksInUnlessAlignIsCentre() throws {
+        func leftEdge(_ flags: [String]) throws -> RGBColor {
+            let out = NSTemporaryDirectory() + "kioskd-cli-" + UUID().uuidString + ".png"
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1280x800", "--out", out, "--index", "7"] + flags)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            let frame = try PNGCodec.decode(try readWholeFile(out, limit: 1 << 24), path: out, background: .black, maximumPixels: 1 << 22)
+            return RGBColor(xrgb: frame[60, 150])
+        }
+        #expect(try leftEdge([]) != .black)
+        #expect(try leftEdge(["--align", "centre"]) == .black)
+    }
+
     @Test func anInvalidSlotWidthExitsOneNamingTheSetting() throws {
         let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1920x1080", "--out", "/tmp/never.png",
                               "--image-width", "2000"])

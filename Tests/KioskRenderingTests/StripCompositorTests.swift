@@ -48,6 +48,31 @@ func colour(_ frame: RasterImage, _ x: Int, _ y: Int) -> RGBColor { RGBColor(xrg
         }
     }
 
+    /// `align = "inner"` with 600x400 pictures in 800x800 slots 100 px
+    /// apart (slot 0 at 560, slot -1 at -340, slot 1 at 1460): the centred
+    /// picture stays centred (660..<1260); the left neighbour's picture
+    /// hugs its slot's right edge (-140..<460, so 460 px show instead of
+    /// the 360 centring gives); the right one's its left edge (1460..<2060).
+    @Test func innerAlignmentPullsTheNeighboursTowardTheCentre() throws {
+        let g = try CarouselGeometry(screen: screen, slotWidth: 800, slotHeight: 800, spacing: 100)
+        let size = PixelSize(width: 600, height: 400)
+        let pictures = [RasterImage(size: size, filledWith: red), RasterImage(size: size, filledWith: green),
+                        RasterImage(size: size, filledWith: blue)]
+        var frame = RasterImage(size: screen, filledWith: .black)
+        frame.withSurface { surface in
+            StripCompositor(geometry: g, background: grey, alignment: .inner)
+                .compose(into: surface, position: 0, playlist: CircularIndex(count: 3)) { pictures[$0] }
+        }
+        #expect(colour(frame, 459, 540) == blue && colour(frame, 460, 540) == grey)
+        #expect(colour(frame, 659, 540) == grey && colour(frame, 660, 540) == red)
+        #expect(colour(frame, 1259, 540) == red && colour(frame, 1260, 540) == grey)
+        #expect(colour(frame, 1459, 540) == grey && colour(frame, 1460, 540) == green)
+        // Centred, the neighbours end 100 px further out.
+        let centred = compose(g, at: 0, pictures: pictures)
+        #expect(colour(centred, 359, 540) == blue && colour(centred, 360, 540) == grey)
+        #expect(colour(centred, 1559, 540) == grey && colour(centred, 1560, 540) == green)
+    }
+
     @Test func picturesAreCentredInTheirSlots() throws {
         let g = try CarouselGeometry(screen: screen, slotWidth: 800, slotHeight: 800, spacing: 100)
         // Slot 0 spans 560..<1360, rows 140..<940; a 600x400 picture sits at (660, 340).

@@ -13,7 +13,7 @@ struct ShowLayout {
         let logical = settings.display.rotation.logicalSize(of: panel)
         geometry = try CarouselGeometry(screen: logical, settings: settings.layout)
         renderer = FrameRenderer(
-            compositor: StripCompositor(geometry: geometry, background: settings.layout.background),
+            compositor: StripCompositor(geometry: geometry, background: settings.layout.background, alignment: settings.layout.alignment),
             rotation: settings.display.rotation)
         var notes: [String] = []
         if geometry.neighboursHiddenAtRest {

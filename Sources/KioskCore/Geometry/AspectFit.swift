@@ -21,3 +21,29 @@ public func aspectFitSize(of source: PixelSize, in box: PixelSize) -> PixelSize 
 public func centredOffset(of size: PixelSize, in box: PixelSize) -> (x: Int, y: Int) {
     ((box.width - size.width) / 2, (box.height - size.height) / 2)
 }
+
+/// Where a picture narrower than its slot sits across it (`align`).
+public enum PictureAlignment: String, CaseIterable, Hashable, Sendable {
+    /// Centred in its slot: the seed's rule.
+    case centre
+    /// Toward the screen's centre: a neighbour's picture hugs the side of
+    /// its slot nearest the centred one, so a portrait neighbour of a
+    /// landscape slot peeks in instead of sitting off screen. The centred
+    /// picture stays centred; during a slide each picture moves smoothly
+    /// from one side of its slot to the middle (``CarouselGeometry/lean(ofCellAt:width:)``).
+    /// The default.
+    case inner
+}
+
+/// The left edge of a picture `width` wide in a cell `cellWidth` wide
+/// (from the cell's left edge) when it leans `lean` toward the screen's
+/// centre: -1 against the cell's left edge, 0 centred as
+/// ``centredOffset(of:in:)`` puts it, 1 against its right edge; in between
+/// the remainder `d = cellWidth - width` is split `(1 + lean) / 2` to the
+/// left, rounded down. A picture wider than its cell is centred.
+public func alignedOffsetX(of width: Int, in cellWidth: Int, lean: Double) -> Int {
+    let remainder = cellWidth - width
+    guard remainder > 0, lean != 0 else { return remainder / 2 }
+    let clamped = min(1, max(-1, lean))
+    return min(remainder, max(0, Int((Double(remainder) * (1 + clamped) / 2).rounded(.down))))
+}

@@ -96,6 +96,17 @@ public struct CarouselGeometry: Hashable, Sendable {
         }
     }
 
+    /// How far a cell at `x`, `width` wide, leans toward the screen's
+    /// centre for ``PictureAlignment/inner``: the distance from its middle
+    /// to the screen's, in pitches, clamped to -1...1; positive when the
+    /// cell is left of the centre (its picture moves right). At rest the
+    /// centred slot leans 0 and its neighbours ±1; during a slide it changes
+    /// smoothly with the position.
+    public func lean(ofCellAt x: Int, width: Int) -> Double {
+        let offCentre = Double(screen.width) / 2 - (Double(x) + Double(width) / 2)
+        return min(1, max(-1, offCentre / Double(pitch)))
+    }
+
     /// The left edge of slot `k` when the strip is at `position`.
     public func slotLeft(_ k: Int, at position: Double) -> Int {
         precondition(position.isFinite, "strip position must be finite")

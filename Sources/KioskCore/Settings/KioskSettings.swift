@@ -16,6 +16,10 @@ public struct LayoutSettings: Hashable, Sendable {
     public var slotHeight: Length? = nil
     /// What shows around and between the pictures.
     public var background: RGBColor = .black
+    /// Where a picture narrower than its slot sits: toward the screen's
+    /// centre (`align = "inner"`, the default: a portrait neighbour peeks
+    /// in, README "Portrait neighbours" says why) or centred, the seed's rule.
+    public var alignment: PictureAlignment = .inner
 
     public init() {}
 }
@@ -207,7 +211,7 @@ public struct KioskSettings: Hashable, Sendable {
 
     /// The settings a config file may contain.
     public static let names = [
-        "images", "image_width", "visible", "spacing", "slot_height", "background", "device", "connector", "mode", "rotation",
+        "images", "image_width", "visible", "spacing", "slot_height", "background", "align", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
         "input", "grab", "tap_zones", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
         "display_schedule", "cec", "state_dir",
@@ -240,6 +244,13 @@ public struct KioskSettings: Hashable, Sendable {
                     setting: name, value: value.written, reason: "expected a colour as RRGGBB, e.g. \"101010\"")
             }
             layout.background = colour
+        case "align":
+            guard case .string(let text) = value, let alignment = PictureAlignment(rawValue: text == "center" ? "centre" : text) else {
+                throw SettingError(
+                    setting: name, value: value.written,
+                    reason: "expected \"centre\" (a picture centred in its slot) or \"inner\" (toward the screen's centre, so every neighbour peeks in)")
+            }
+            layout.alignment = alignment
         case "device":
             display.device = try Self.autoOrText(name, value, example: "/dev/dri/card0")
         case "connector":

@@ -12,6 +12,7 @@ extension KioskSettings {
         case "spacing": return Self.written(layout.spacing)
         case "slot_height": return layout.slotHeight.map(Self.written)
         case "background": return .string("\(layout.background)")
+        case "align": return .string(layout.alignment.rawValue)
         case "device": return .string(display.device ?? "auto")
         case "connector": return .string(display.connector ?? "auto")
         case "mode": return .string("\(display.mode)")
