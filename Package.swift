@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(
             name: "CEXIF", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
+        // giflib ships no pkg-config file: the module map links -lgif.
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
         .systemLibrary(name: "CCEC"),
@@ -58,7 +60,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
-            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF", "CGIF"],
             swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).

@@ -38,7 +38,7 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notARegularFile:
             return "not a regular file"
         case .notAnImage:
-            return "not a JPEG or PNG file"
+            return "not a JPEG, PNG or GIF file"
         case .tooLarge(let size):
             return "the picture is too large to decode (\(size) pixels)"
         case .corrupt(let message):

@@ -2,7 +2,7 @@ import KioskCore
 import KioskRendering
 
 /// Turns a picture file into a ``RasterImage`` fitted to a slot: read, decode
-/// (JPEG or PNG, recognised by content, not by name), scale once.
+/// (JPEG, PNG or GIF, recognised by content, not by name), scale once.
 public struct PictureLoader: Sendable, Equatable {
     /// Files above this size are refused unread.
     public var maximumFileBytes = 256 << 20
@@ -15,7 +15,10 @@ public struct PictureLoader: Sendable, Equatable {
     /// row by row into a reduced picture, so this bounds time, not memory:
     /// 64 Mpx covers a 50 Mpx picture.
     public var maximumPNGPixels = 64 << 20
-    /// Composited under transparent PNG pixels.
+    /// GIFs whose logical screen is above this many pixels are refused
+    /// before decoding (the screen is allocated whole: 16 Mpx, 64 MiB).
+    public var maximumGIFPixels = 16 << 20
+    /// Composited under transparent PNG and GIF pixels.
     public var background: RGBColor
     /// Show camera JPEGs upright, as their EXIF Orientation tag says.
     public var exifRotate: Bool
@@ -56,6 +59,12 @@ public struct PictureLoader: Sendable, Equatable {
                 bytes, path: path, background: background, minimumSize: fitted, maximumPixels: maximumPNGPixels)
             bytes = []
             return resample(decoded, to: fitted)
+        case .gif:
+            // Its first image (an animated GIF stands still for now), on its logical screen.
+            let fitted = aspectFitSize(of: try GIFCodec.size(of: bytes, path: path), in: slot)
+            let decoded = try GIFCodec.decodeFirstFrame(bytes, path: path, background: background, maximumPixels: maximumGIFPixels)
+            bytes = []
+            return resample(decoded, to: fitted)
         case nil:
             throw ImageFileError(path: path, reason: .notAnImage)
         }
@@ -64,13 +73,15 @@ public struct PictureLoader: Sendable, Equatable {
 
 /// The formats the kiosk decodes, told apart by their first bytes.
 public enum PictureFormat: Sendable {
-    case jpeg, png
+    case jpeg, png, gif
 
     public init?(sniffing bytes: borrowing [UInt8]) {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
             self = .jpeg
         } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             self = .png
+        } else if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) {
+            self = .gif
         } else {
             return nil
         }

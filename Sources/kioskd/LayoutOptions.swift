@@ -5,7 +5,7 @@ import KioskCore
 /// The options every command that draws the strip shares. Each one overrides
 /// the setting of the same name (with `_` for `-`) in the config file.
 struct LayoutOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Folder of pictures (.jpg, .jpeg, .png), played in file-name order.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Folder of pictures (.jpg, .jpeg, .png, .gif), played in file-name order.", valueName: "dir"))
     var images: String?
 
     @Option(help: ArgumentHelp("Slot width: pixels (1344) or a percentage of the screen width (70%). Default 70%.", valueName: "x"))

@@ -109,10 +109,19 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "3.png"])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG or PNG file") })
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG or GIF file") })
         #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/4.jpg: the file is empty") })
         // Red in the centre, blue on both sides: the broken files are simply not there.
         #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
+    }
+
+    /// A still GIF is a picture like the others: listed, decoded, fitted, shown.
+    @Test func aGIFInTheFolderIsShown() throws {
+        let gif = GIFCodec.encode(width: 4, height: 4, palette: [RGBColor(xrgb: green)], frames: [.init(indices: [UInt8](repeating: 0, count: 16))])
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.gif", gif)])
+        let result = try job(folder, at: 1).run()
+        #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "2.gif"])
+        #expect(result.frame[960, 540] == green && result.frame[100, 540] == red)
     }
 
     @Test func anEmptyFolderShowsTheBackgroundAndSaysSo() throws {
@@ -120,7 +129,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(Set(result.frame.pixels) == [background.xrgb])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg or .png file") })
+        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png or .gif file") })
         #expect(result.log.contains { $0.hasPrefix("no pictures to show in ") })
     }
 

@@ -11,7 +11,7 @@ import Glibc
 /// own thread after the start, never on the run loop.
 struct PictureFiles: Sendable {
     /// The file extensions that are shown (compared without case).
-    static let extensions = ["jpg", "jpeg", "png"]
+    static let extensions = ["jpg", "jpeg", "png", "gif"]
     let order: PictureOrder
 
     /// True for a name the show plays: not hidden (no leading dot, like
@@ -120,7 +120,7 @@ struct FolderWalk {
                 if PictureFiles.isPicture(name) {
                     if let entry = files.entry(path) { entries.append(entry) }
                 } else {
-                    note("ignoring \(path): not a .jpg, .jpeg or .png file")
+                    note("ignoring \(path): not a .jpg, .jpeg, .png or .gif file")
                 }
             case .folder: subfolders.append(path)
             case .link, .unknown: checkFirst.append(path)
@@ -138,7 +138,7 @@ struct FolderWalk {
             case S_IFDIR: subfolders.append(path)
             case S_IFREG where PictureFiles.isPicture(Playlist.fileName(of: path)):
                 if let entry = files.entry(path, info: info) { entries.append(entry) }
-            case S_IFREG: note("ignoring \(path): not a .jpg, .jpeg or .png file")
+            case S_IFREG: note("ignoring \(path): not a .jpg, .jpeg, .png or .gif file")
             default: note("ignoring \(path): not a regular file")
             }
         }

@@ -49,7 +49,7 @@ struct ShowAssembly {
     }
 
     static func emptyNote(_ settings: KioskSettings) -> String {
-        "no pictures to show in \(settings.images ?? "") (looking for .jpg, .jpeg and .png files): showing the background only"
+        "no pictures to show in \(settings.images ?? "") (looking for .jpg, .jpeg, .png and .gif files): showing the background only"
     }
 }
 
