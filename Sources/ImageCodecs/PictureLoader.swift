@@ -16,7 +16,9 @@ public struct PictureLoader: Sendable, Equatable {
     /// 64 Mpx covers a 50 Mpx picture.
     public var maximumPNGPixels = 64 << 20
     /// GIFs whose logical screen is above this many pixels are refused
-    /// before decoding (the screen is allocated whole: 16 Mpx, 64 MiB).
+    /// before decoding. They are composed at the slot's size
+    /// (``GIFAnimation``), so this bounds a frame's time, not memory:
+    /// 16 Mpx covers 4K.
     public var maximumGIFPixels = 16 << 20
     /// Composited under transparent PNG and GIF pixels.
     public var background: RGBColor
@@ -30,7 +32,24 @@ public struct PictureLoader: Sendable, Equatable {
 
     /// Loads `path` and contain-fits it into `slot`.
     public func load(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
-        try load(bytes: readWholeFile(path, limit: maximumFileBytes), path: path, fittedTo: slot)
+        try loadPicture(path, fittedTo: slot).picture
+    }
+
+    /// Loads `path` contain-fitted into `slot`, with its frames' schedule
+    /// if it is an animated GIF (more than one image). A GIF is read as it
+    /// is decoded, never whole: a long animation can be a large file.
+    public func loadPicture(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> (picture: RasterImage, animation: FrameSchedule?) {
+        if PictureFormat(sniffing: try readFileStart(path, count: 8)) == .gif {
+            let picture = try openAnimation(path, fittedTo: slot).decodeNext()
+            let schedule = try GIFAnimation.schedule(ofFile: path, maximumFileBytes: maximumFileBytes)
+            return (picture, schedule.isAnimated ? schedule : nil)
+        }
+        return (try load(bytes: readWholeFile(path, limit: maximumFileBytes), path: path, fittedTo: slot), nil)
+    }
+
+    /// Opens the GIF at `path` to play it fitted to `slot`.
+    public func openAnimation(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> GIFAnimation {
+        try GIFAnimation(path: path, background: background, fittedTo: slot, maximumPixels: maximumGIFPixels, maximumFileBytes: maximumFileBytes)
     }
 
     /// Decodes a file already read and contain-fits it into `slot`: decode,
@@ -60,11 +79,8 @@ public struct PictureLoader: Sendable, Equatable {
             bytes = []
             return resample(decoded, to: fitted)
         case .gif:
-            // Its first image (an animated GIF stands still for now), on its logical screen.
-            let fitted = aspectFitSize(of: try GIFCodec.size(of: bytes, path: path), in: slot)
-            let decoded = try GIFCodec.decodeFirstFrame(bytes, path: path, background: background, maximumPixels: maximumGIFPixels)
-            bytes = []
-            return resample(decoded, to: fitted)
+            // Its first image, composed at the slot's size.
+            return try GIFAnimation(bytes: bytes, path: path, background: background, fittedTo: slot, maximumPixels: maximumGIFPixels).decodeNext()
         case nil:
             throw ImageFileError(path: path, reason: .notAnImage)
         }

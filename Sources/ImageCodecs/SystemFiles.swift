@@ -34,6 +34,15 @@ public func readWholeFile(_ path: String, limit: Int) throws(ImageFileError) -> 
     return bytes
 }
 
+/// Reads at most the first `count` bytes of a file (to tell its format).
+public func readFileStart(_ path: String, count: Int) throws(ImageFileError) -> [UInt8] {
+    let file = try about(path) { () throws(SystemCallError) in try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let read = (try? bytes.withUnsafeMutableBytes { buffer throws(SystemCallError) in try file.read(into: buffer.baseAddress!, count: count) }) ?? 0
+    bytes.removeLast(count - max(0, read))
+    return bytes
+}
+
 /// Writes a whole file, replacing it atomically (write to a temporary, rename).
 public func writeWholeFile(_ path: String, bytes: [UInt8]) throws(ImageFileError) {
     let temporary = path + ".partial"
