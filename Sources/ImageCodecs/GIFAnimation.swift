@@ -98,6 +98,7 @@ public final class GIFAnimation {
     }
 
     /// The frames' delays and the loop count, read without decoding a pixel.
+    /// A file broken after its first image gives the images up to the break.
     /// A file without a NETSCAPE2.0 loop count plays once; a count of 0
     /// plays for ever; a count of n plays n + 1 times (browsers' reading).
     public static func schedule(ofFile path: String, maximumFileBytes: Int) throws(ImageFileError) -> FrameSchedule {
@@ -110,9 +111,14 @@ public final class GIFAnimation {
 
     private static func schedule(_ reader: GIFReader) throws(ImageFileError) -> FrameSchedule {
         var delays: [Double] = []
-        while let image = try reader.nextImage() {
-            delays.append(Double(image.delay) / 100)
-            try reader.skipRows()
+        do {
+            while let image = try reader.nextImage() {
+                delays.append(Double(image.delay) / 100)
+                try reader.skipRows()
+            }
+        } catch {
+            // Broken after an image: it plays up to there (the broken frame then stops it, with a line in the log).
+            guard !delays.isEmpty else { throw error }
         }
         guard !delays.isEmpty else { throw ImageFileError(path: reader.path, reason: .corrupt("the GIF has no image")) }
         let plays = reader.loopCount.map { $0 == 0 ? nil : $0 + 1 } ?? 1

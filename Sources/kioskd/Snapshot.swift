@@ -26,6 +26,11 @@ struct Snapshot: ParsableCommand {
     @Option(help: ArgumentHelp("Strip position in pictures, e.g. 2.5 for halfway from 2 to 3. Default: --index.", valueName: "p"))
     var position: Double?
 
+    @Option(help: ArgumentHelp(
+        "The frame animated GIFs at least half on screen show: 0 is the first (what a still shows), counted across plays as the show counts them.",
+        valueName: "n"))
+    var frame: Int = 0
+
     func validate() throws {
         guard PixelSize(parsing: size) != nil else {
             throw ValidationError("--size must be WIDTHxHEIGHT with both above zero, e.g. 1920x1080 (got \"\(size)\")")
@@ -33,6 +38,7 @@ struct Snapshot: ParsableCommand {
         if let position, !position.isFinite {
             throw ValidationError("--position must be a finite number (got \(position))")
         }
+        guard frame >= 0 else { throw ValidationError("--frame must be 0 or more (got \(frame))") }
     }
 
     func run() throws {
@@ -40,7 +46,7 @@ struct Snapshot: ParsableCommand {
         let result: SnapshotJob.Result
         do {
             job = SnapshotJob(settings: try layout.settings(), screen: PixelSize(parsing: size)!,
-                              position: position ?? Double(index))
+                              position: position ?? Double(index), frame: frame)
             result = try job.run()
         } catch {
             fail("\(error)")

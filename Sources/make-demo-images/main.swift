@@ -94,3 +94,22 @@ for card in cards {
         exit(1)
     }
 }
+
+// demo/animated.gif, beside the folder: four frames, a second each, for
+// ever, counting 1 to 4 on four colours (the VM's animated-picture scenario).
+let palette = cards.prefix(4).map(\.colour) + [RGBColor(red: 255, green: 255, blue: 255)]
+let gifSize = PixelSize(width: 320, height: 240)
+let gifFrames = (0..<4).map { n -> GIFCodec.Frame in
+    var frame = RasterImage(size: gifSize, filledWith: palette[n])
+    draw("\(n + 1)", on: &frame, centreX: gifSize.width / 2, top: 50, scale: 20, colour: palette[4])
+    return GIFCodec.Frame(indices: frame.pixels.map { pixel in UInt8(pixel == palette[4].xrgb ? 4 : n) }, delay: 100)
+}
+let parent = folder.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+let gifPath = parent.isEmpty ? "animated.gif" : parent + "/animated.gif"
+do {
+    try writeWholeFile(gifPath, bytes: GIFCodec.encode(width: gifSize.width, height: gifSize.height, palette: palette, frames: gifFrames, loops: 0))
+    print("wrote \(gifPath) (\(gifSize), 4 frames)")
+} catch {
+    print("make-demo-images: \(error)")
+    exit(1)
+}

@@ -112,7 +112,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
     func collect(_ worker: DecodeWorker, _ count: Int) -> [String] {
         var paths: [String] = []
         while paths.count < count, worker.waitForFinished(milliseconds: 10_000) {
-            for case .decoded(let path, _) in worker.takeFinished() { paths.append(path) }
+            for case .decoded(let path, _, _) in worker.takeFinished() { paths.append(path) }
         }
         return paths
     }

@@ -31,6 +31,7 @@ final class InlineDecoder: PictureDecoder {
 
     func use(_ recipe: PictureRecipe) {
         self.recipe = recipe
+        streams.close()
         finished = []
         done = []
     }
@@ -38,6 +39,16 @@ final class InlineDecoder: PictureDecoder {
     func forget(_ paths: Set<String>) {
         finished.removeAll { paths.contains($0.path) }
         done.subtract(paths)
+        streams.close(paths)
+    }
+
+    /// Animations decode every frame wanted at once, like pictures.
+    private let streams = AnimationStreams()
+    private(set) var animationRequests: [String: AnimationRequest] = [:]
+
+    func animate(_ requests: [String: AnimationRequest]) {
+        animationRequests = requests
+        while let frame = streams.decodeNext(for: requests, with: recipe) { finished.append(frame) }
     }
 }
 

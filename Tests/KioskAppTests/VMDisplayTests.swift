@@ -110,6 +110,27 @@ struct VMDisplayTests {
         #expect(screen[1113, y] == vmBackground && screen[1114, y] != vmBackground)
     }
 
+    /// An animated GIF in the centre on bochs: two screendumps a second and
+    /// a half apart show two different frames, each exactly as
+    /// `kioskd snapshot --frame N` draws it.
+    @Test func anAnimatedGIFAdvancesFramesOnTheRealScreen() throws {
+        let demo = (demoImages as NSString).deletingLastPathComponent
+        let folder = try PictureFolder([
+            ("01.gif", readWholeFile(demo + "/animated.gif", limit: 1 << 20)),
+            ("02.jpg", readWholeFile(demoImages + "/02.jpg", limit: 1 << 20)),
+            ("03.jpg", readWholeFile(demoImages + "/03.jpg", limit: 1 << 20)),
+        ])
+        let dumps = try ["a", "b"].map { try readScreendump(results("bochs/gif-\($0).ppm")) }
+        var settings = KioskSettings()
+        settings.images = folder.path
+        settings.layout.background = RGBColor(xrgb: vmBackground)
+        let frames = try (0..<4).map { try SnapshotJob(settings: settings, screen: dumps[0].size, position: 0, frame: $0).run().frame }
+        #expect(Set(frames.map(\.pixels)).count == 4)
+        let shown = dumps.map { dump in frames.firstIndex { $0.pixels == dump.pixels } }
+        #expect(shown[0] != nil && shown[1] != nil && shown[0] != shown[1], "frames shown: \(shown)")
+        #expect(try exitOf("bochs/gif.exit").status == 0)
+    }
+
     @Test func aModeFromTheConfigIsUsedAndLaidOutByTheGeometry() throws {
         let screen = try readScreendump(results("bochs/mode1080.ppm"))
         #expect(screen.size == PixelSize(width: 1920, height: 1080))

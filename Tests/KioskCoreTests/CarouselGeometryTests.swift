@@ -21,6 +21,20 @@ func lefts(_ geometry: CarouselGeometry, at position: Double) -> [Int: Int] {
         #expect(-1094 + 1344 == 250 && 1920 - 1670 == 250)
     }
 
+    /// Where animated pictures play: slots with at least half their width on screen.
+    @Test func slotsHalfVisible() throws {
+        let g = try fullHD()
+        // At rest only the centre (the neighbours show 250 of 1344 px).
+        #expect(g.slotsHalfVisible(at: 0).map(\.index) == [0])
+        // Slot 0 at x = 288 - 0.3 x 1382 = -126.6: 1217 px on screen; slot 1 at 1255.4: 665 px, under half.
+        #expect(g.slotsHalfVisible(at: 0.3).map(\.index) == [0])
+        // Halfway, slot 0 at -403 and slot 1 at 979 both show 941 px.
+        #expect(g.slotsHalfVisible(at: 0.5).map(\.index) == [0, 1])
+        // Narrow slots: every whole one on screen, and the one at 1760 (160 of 400 px) is not.
+        let narrow = try CarouselGeometry(screen: PixelSize(width: 1920, height: 1080), slotWidth: 400, slotHeight: 300, spacing: 100)
+        #expect(narrow.slotsHalfVisible(at: 0).map(\.index) == [-1, 0, 1])
+    }
+
     @Test func otherScreensWidthsAndSpacings() throws {
         let g1 = try CarouselGeometry(screen: PixelSize(width: 1280, height: 800), slotWidth: 800, slotHeight: 800, spacing: 20)
         #expect(lefts(g1, at: 0) == [-1: -580, 0: 240, 1: 1060])

@@ -11,11 +11,16 @@ public struct SnapshotJob: Sendable {
     public var screen: PixelSize
     /// The strip position `p`, in images (slot `p` is centred when whole).
     public var position: Double
+    /// The frame animated pictures show, counted across plays as the show
+    /// counts them (0, the first, is what a still shows): for the pictures
+    /// that play at `position`, those at least half on screen.
+    public var frame: Int
 
-    public init(settings: KioskSettings, screen: PixelSize, position: Double) {
+    public init(settings: KioskSettings, screen: PixelSize, position: Double, frame: Int = 0) {
         self.settings = settings
         self.screen = screen
         self.position = position
+        self.frame = frame
     }
 
     /// The frame and the log lines an operator should see (skipped files,
@@ -41,13 +46,29 @@ public struct SnapshotJob: Sendable {
         var log = assembly.notes + refused.map { "skipping \($0)" }
         if pictures.playlist.isEmpty && !assembly.playlist.isEmpty { log.append(ShowAssembly.emptyNote(settings)) }
 
-        var frame = RasterImage(size: screen, filledWith: settings.layout.background)
-        var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
-        frame.withSurface { surface in
-            layout.renderer.draw(into: surface, position: position, playlist: pictures.index, scratch: &scratch) {
-                pictures.picture($0)
+        var frames: [Int: RasterImage] = [:]
+        if frame > 0 {
+            for slot in layout.geometry.slotsHalfVisible(at: position) {
+                guard let item = pictures.index.item(forSlot: slot.index),
+                      let schedule = pictures.animation(of: pictures.playlist[item]) else { continue }
+                // After counted plays the last frame stays.
+                let number = min(frame, FramePlayback(schedule: schedule, startedAt: 0).lastFrame ?? frame)
+                do {
+                    let animation = try assembly.recipe.loader.openAnimation(pictures.playlist[item], fittedTo: assembly.recipe.slot)
+                    for _ in 0..<number { try animation.advance() }
+                    frames[item] = try animation.decodeNext()
+                } catch {
+                    log.append("\(error): showing its first frame")
+                }
             }
         }
-        return Result(frame: frame, log: log, playlist: pictures.playlist.files)
+        var image = RasterImage(size: screen, filledWith: settings.layout.background)
+        var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
+        image.withSurface { surface in
+            layout.renderer.draw(into: surface, position: position, playlist: pictures.index, scratch: &scratch) {
+                frames[$0] ?? pictures.picture($0)
+            }
+        }
+        return Result(frame: image, log: log, playlist: pictures.playlist.files)
     }
 }

@@ -7,17 +7,31 @@ import SystemCalls
 import Glibc
 #endif
 
-/// A picture the worker finished: decoded and fitted to the slot, or refused.
+/// A picture the worker finished: decoded and fitted to the slot (with
+/// its frames' schedule if it is animated), or refused; or a frame of an
+/// animation being played, or why that animation cannot go on.
 enum DecodeOutcome: Sendable {
-    case decoded(path: String, picture: RasterImage)
+    case decoded(path: String, picture: RasterImage, animation: FrameSchedule? = nil)
     case failed(ImageFileError)
+    /// Frame `number` (counted across plays) of ``AnimationRequest/playback``.
+    case frame(path: String, playback: Int, number: Int, picture: RasterImage)
+    /// The animation broke after its first frame: it stops where it is; the picture stays.
+    case animationStopped(ImageFileError, playback: Int)
 
     var path: String {
         switch self {
-        case .decoded(let path, _): return path
-        case .failed(let error): return error.path
+        case .decoded(let path, _, _), .frame(let path, _, _, _): return path
+        case .failed(let error), .animationStopped(let error, _): return error.path
         }
     }
+}
+
+/// The frames an animated picture on screen wants decoded: its
+/// ``playback`` (a new number starts the file again) and the last frame
+/// number to have ready.
+struct AnimationRequest: Equatable, Sendable {
+    var playback: Int
+    var through: Int
 }
 
 /// How a file becomes a picture for the show: the loader's settings
@@ -28,7 +42,52 @@ struct PictureRecipe: Equatable, Sendable {
     var slot: PixelSize
 
     func outcome(of path: String) -> DecodeOutcome {
-        do { return .decoded(path: path, picture: try loader.load(path, fittedTo: slot)) } catch { return .failed(error) }
+        do {
+            let loaded = try loader.loadPicture(path, fittedTo: slot)
+            return .decoded(path: path, picture: loaded.picture, animation: loaded.animation)
+        } catch {
+            return .failed(error)
+        }
+    }
+}
+
+/// The animations being decoded, each an open file read as it plays
+/// (``GIFAnimation``): one frame at a time, for whoever decodes (the
+/// worker's thread, or a test's inline decoder).
+final class AnimationStreams {
+    private var streams: [String: (playback: Int, animation: GIFAnimation)] = [:]
+    /// Playbacks that failed: not tried again.
+    private var failed: [String: Int] = [:]
+
+    /// Closes every stream (a new recipe, a rewritten file).
+    func close(_ paths: Set<String>? = nil) {
+        guard let paths else { streams = [:]; failed = [:]; return }
+        for path in paths { streams[path] = nil; failed[path] = nil }
+    }
+
+    /// Decodes one frame that `requests` still want, or returns nil when
+    /// none does. A new playback opens its file again and passes over frame
+    /// 0 (the show has it: the still picture); streams no longer requested close.
+    func decodeNext(for requests: [String: AnimationRequest], with recipe: PictureRecipe) -> DecodeOutcome? {
+        for path in streams.keys where requests[path] == nil { streams[path] = nil }
+        for (path, request) in requests.sorted(by: { $0.key < $1.key }) where failed[path] != request.playback {
+            do {
+                if streams[path]?.playback != request.playback {
+                    streams[path] = nil
+                    let animation = try recipe.loader.openAnimation(path, fittedTo: recipe.slot)
+                    try animation.advance()
+                    streams[path] = (request.playback, animation)
+                }
+                guard let animation = streams[path]?.animation, animation.nextFrame <= request.through else { continue }
+                let picture = try animation.decodeNext()
+                return .frame(path: path, playback: request.playback, number: animation.nextFrame - 1, picture: picture)
+            } catch {
+                streams[path] = nil
+                failed[path] = request.playback
+                return .animationStopped(error, playback: request.playback)
+            }
+        }
+        return nil
     }
 }
 
@@ -44,6 +103,9 @@ protocol PictureDecoder: AnyObject {
     /// The files at `paths` were rewritten: a decode of the old contents,
     /// finished or in progress, is dropped (the show asks again).
     func forget(_ paths: Set<String>)
+    /// Replaces the animations to play: their frames are decoded after
+    /// every picture requested, one at a time.
+    func animate(_ requests: [String: AnimationRequest])
 }
 
 /// Decodes pictures on its own thread so the run loop never waits for a disk
@@ -61,6 +123,11 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
 
     private struct State {
         var decode: Decode
+        /// For animations; nil for a worker given only a decode function (tests).
+        var recipe: PictureRecipe?
+        var animations: [String: AnimationRequest] = [:]
+        /// Rewritten files whose animation must start again from the new contents.
+        var closeStreams: Set<String> = []
         /// Bumped by each new recipe: a decode that began under an older one is dropped.
         var generation = 0
         var queue: [String] = []
@@ -79,11 +146,11 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     var readyFD: Int32 { ready.descriptor.rawValue }
 
     convenience init(recipe: PictureRecipe) throws(SystemCallError) {
-        try self.init { recipe.outcome(of: $0) }
+        try self.init(recipe: recipe) { recipe.outcome(of: $0) }
     }
 
-    init(decode: @escaping Decode) throws(SystemCallError) {
-        state = Mutex(State(decode: decode))
+    init(recipe: PictureRecipe? = nil, decode: @escaping Decode) throws(SystemCallError) {
+        state = Mutex(State(decode: decode, recipe: recipe))
         wake = try EventCounter(nonBlocking: false)
         ready = try EventCounter(nonBlocking: true)
         // The thread holds its own reference until it ends.
@@ -109,6 +176,8 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     func use(_ recipe: PictureRecipe) {
         state.withLock { state in
             state.decode = { recipe.outcome(of: $0) }
+            state.recipe = recipe
+            state.animations = [:]
             state.generation += 1
             state.queue = []
             state.finished = []
@@ -120,7 +189,13 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         state.withLock { state in
             state.finished.removeAll { paths.contains($0.path) }
             if let path = state.inProgress, paths.contains(path) { state.inProgressStale = true }
+            state.closeStreams.formUnion(paths)
         }
+    }
+
+    func animate(_ requests: [String: AnimationRequest]) {
+        state.withLock { $0.animations = requests }
+        wake.signal()
     }
 
     /// The outcomes finished since the last call. Never waits.
@@ -135,13 +210,35 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     /// Waits up to `milliseconds` for an outcome (tests, the benchmark; never the run loop).
     func waitForFinished(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
 
-    private enum Next { case decode(String, Decode, generation: Int), sleep, stop }
+    private enum Next {
+        case decode(String, Decode, generation: Int)
+        case animate([String: AnimationRequest], PictureRecipe, generation: Int)
+        case sleep, stop
+    }
 
     private func work() {
+        // Only this thread touches the open animations.
+        let streams = AnimationStreams()
+        var streamsGeneration = 0
         while true {
             let next: Next = state.withLock { state in
                 if state.stopping { return .stop }
-                guard !state.queue.isEmpty else { return .sleep }
+                if state.generation != streamsGeneration {
+                    streams.close()
+                    streamsGeneration = state.generation
+                }
+                if !state.closeStreams.isEmpty {
+                    streams.close(state.closeStreams)
+                    state.closeStreams = []
+                }
+                guard !state.queue.isEmpty else {
+                    // Frames come after every picture asked for.
+                    if let recipe = state.recipe, !state.animations.isEmpty {
+                        return .animate(state.animations, recipe, generation: state.generation)
+                    }
+                    streams.close()
+                    return .sleep
+                }
                 let path = state.queue.removeFirst()
                 state.inProgress = path
                 state.inProgressStale = false
@@ -158,6 +255,19 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     guard state.generation == generation else { return false }
                     defer { state.inProgress = nil }
                     if state.inProgressStale { return false }
+                    state.finished.append(outcome)
+                    return true
+                }
+                if kept { ready.signal() }
+            case .animate(let requests, let recipe, let generation):
+                guard let outcome = streams.decodeNext(for: requests, with: recipe) else {
+                    // Every frame wanted is decoded: sleep until asked again.
+                    let unchanged = state.withLock { $0.animations == requests && $0.queue.isEmpty && !$0.stopping }
+                    if unchanged { wake.take() }
+                    continue
+                }
+                let kept = state.withLock { state in
+                    guard state.generation == generation, !state.closeStreams.contains(outcome.path) else { return false }
                     state.finished.append(outcome)
                     return true
                 }

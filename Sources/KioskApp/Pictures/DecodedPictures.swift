@@ -11,6 +11,8 @@ import KioskRendering
 struct DecodedPictures {
     private(set) var playlist: Playlist
     private var cache: ByteBoundedCache<String, RasterImage>
+    /// The frames' schedules of the animated pictures in the cache.
+    private var animations: [String: FrameSchedule] = [:]
     /// A missing picture's cost, for planning: a whole slot in XRGB8888.
     private let slotBytes: Int
 
@@ -25,11 +27,16 @@ struct DecodedPictures {
 
     func picture(_ item: Int) -> RasterImage? { cache[playlist[item]] }
     func picture(of path: String) -> RasterImage? { cache[path] }
+    /// True when an animated picture is in the cache.
+    var hasAnimations: Bool { !animations.isEmpty }
+    /// The schedule of the cached picture at `path`, if it is animated.
+    func animation(of path: String) -> FrameSchedule? { animations[path] }
 
     /// Keeps only `items` (most urgent first) and returns the files still to
     /// decode, most urgent first, as many as the budget holds.
     mutating func want(_ items: [Int]) -> [String] {
         cache.want(items.map { playlist[$0] })
+        if !animations.isEmpty { animations = animations.filter { cache[$0.key] != nil } }
         return cache.missing(estimatedBytes: slotBytes)
     }
 
@@ -45,10 +52,14 @@ struct DecodedPictures {
 
     mutating func accept(_ outcome: DecodeOutcome) -> Arrival {
         switch outcome {
-        case .decoded(let path, let picture):
-            return cache.insert(picture, bytes: picture.pixels.count * 4, for: path) ? .stored(path: path) : .discarded
+        case .decoded(let path, let picture, let animation):
+            guard cache.insert(picture, bytes: picture.pixels.count * 4, for: path) else { return .discarded }
+            animations[path] = animation
+            return .stored(path: path)
         case .failed(let error):
             return playlist.contains(error.path) ? .refused(error) : .discarded
+        case .frame, .animationStopped:
+            return .discarded   // the show's animations take these
         }
     }
 
@@ -62,7 +73,10 @@ struct DecodedPictures {
     /// Files that arrived, were rewritten or left (``Playlist/apply(_:keepingSlot:)``).
     /// A rewritten file's picture is stale: it is dropped, to be decoded again.
     mutating func apply(_ change: PlaylistChange, keepingSlot slot: Int) -> PlaylistEdit {
-        for entry in change.added { cache.forget(entry.path) }
+        for entry in change.added {
+            cache.forget(entry.path)
+            animations[entry.path] = nil
+        }
         return playlist.apply(change, keepingSlot: slot)
     }
 

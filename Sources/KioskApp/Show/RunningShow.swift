@@ -73,6 +73,10 @@ final class RunningShow {
     /// a burst of animations cutting each other off.
     private var pendingNews: [FolderNews] = []
 
+    /// The animated pictures playing on screen, and what the decoder was last asked to decode for them.
+    private var animated = AnimatedPictures()
+    private var animationRequests: [String: AnimationRequest] = [:]
+
     /// `order = "shuffle"`: when the next round's order is due.
     private var shuffles: ShuffleRounds?
     private var random = SystemRandomNumberGenerator()
@@ -130,7 +134,19 @@ final class RunningShow {
 
     /// The decoder's descriptor is readable: pictures finished.
     func picturesReady(at now: Double) {
-        let arrivals = pictures.take(decoder.takeFinished())
+        var stills: [DecodeOutcome] = []
+        for outcome in decoder.takeFinished() {
+            switch outcome {
+            case .frame(let path, let playback, let number, let picture):
+                animated.take(path: path, playback: playback, number: number, picture: picture)
+            case .animationStopped(let error, let playback):
+                animated.stop(path: error.path, playback: playback)
+                emit(.animationStopped(file: error.path, reason: error.why))
+            case .decoded, .failed:
+                stills.append(outcome)
+            }
+        }
+        let arrivals = pictures.take(stills)
         if arrivals.onScreen { frameNeeded = true }
         guard !arrivals.refused.isEmpty else { return }
         endChange(at: now)
@@ -174,6 +190,7 @@ final class RunningShow {
             switch item {
             case .changes(let change):
                 decoder.forget(Set(change.added.map(\.path)))
+                animated.forget(Set(change.added.map(\.path)))
                 edit = decoded.apply(change, keepingSlot: schedule.target)
             case .listing(let entries, _):
                 edit = decoded.replacePlaylist(with: entries, keepingSlot: schedule.target)
@@ -240,6 +257,7 @@ final class RunningShow {
             // Pictures fitted to the old slot or made the old way are stale.
             recipe = assembly.recipe
             decoder.use(recipe)
+            stopAnimations()
             let decoded = DecodedPictures(
                 playlist: pictures.pictures.playlist, slot: recipe.slot, budget: assembly.layout.cacheBudget)
             pictures = PictureNeighbourhood(pictures: decoded, geometry: assembly.layout.geometry, position: pictures.position)
@@ -343,6 +361,7 @@ final class RunningShow {
 
     /// A frame queued on a screen that will not show it is forgotten.
     private func forgetFrames() {
+        stopAnimations()
         inFlight = nil
         fingerFrameAt = nil
         lastMotionFrameShown = nil
@@ -386,6 +405,7 @@ final class RunningShow {
             settledTarget = schedule.target
         }
         if change == nil { reshuffleIfDue(at: now) }
+        if unseen { stopAnimations() } else { playAnimations(at: now) }
         guard !unseen, !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             if !schedule.isMoving(at: now) { lastMotionFrameShown = nil }
@@ -418,6 +438,44 @@ final class RunningShow {
         requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
     }
 
+    /// Starts, holds and stops the animated pictures as the strip moves
+    /// (``AnimatedPictures``), shows their frames that are due, and asks the
+    /// decoder for the next ones.
+    private func playAnimations(at now: Double) {
+        guard pictures.pictures.hasAnimations || !animated.isEmpty else { return }
+        let position = schedule.position(at: now)
+        let playlist = pictures.pictures.playlist
+        let index = pictures.pictures.index
+        var running: [String: FrameSchedule] = [:]
+        for slot in layout.geometry.slotsHalfVisible(at: position) {
+            guard let item = index.item(forSlot: slot.index) else { continue }
+            if let animation = pictures.pictures.animation(of: playlist[item]) { running[playlist[item]] = animation }
+        }
+        let onScreen = Set(layout.geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index).map { playlist[$0] } })
+        animated.follow(running: running, onScreen: onScreen, at: now)
+        if animated.advance(at: now) { frameNeeded = true }
+        let requests = animated.requests
+        if requests != animationRequests {
+            animationRequests = requests
+            decoder.animate(requests)
+        }
+    }
+
+    /// No animation plays: nothing decoded, no wake-up for a frame.
+    private func stopAnimations() {
+        animated.stopAll()
+        if !animationRequests.isEmpty {
+            animationRequests = [:]
+            decoder.animate([:])
+        }
+    }
+
+    /// The picture to draw for playlist `item`: an animation's frame, or its still.
+    private func shownPicture(_ item: Int) -> RasterImage? {
+        if !animated.isEmpty, let frame = animated.frame(of: pictures.pictures.playlist[item]) { return frame }
+        return pictures.pictures.picture(item)
+    }
+
     /// The statistics, with whether the strip is still at `now`.
     func progress(at now: Double) -> ShowStatistics {
         var progress = statistics
@@ -445,7 +503,8 @@ final class RunningShow {
             return max(now, screen.nextPresentAllowed ?? now, retryPresentAt ?? now, fingerFrameAt ?? now)
         }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
-        return schedule.nextAdvance
+        // At rest: the next slide, or an animation's next frame.
+        return [schedule.nextAdvance, animated.nextDue].compactMap { $0 }.min()
     }
 
     /// Where the strip will be when a frame presented now is shown, if that
@@ -496,14 +555,14 @@ final class RunningShow {
                         scratch: &scratch
                     ) { content in
                         switch content {
-                        case .item(let item): pictures.pictures.picture(item)
+                        case .item(let item): shownPicture(item)
                         case .ghost(let ghost): change.ghosts[ghost]
                         }
                     }
                 } else {
                     layout.renderer.draw(
                         into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
-                    ) { pictures.pictures.picture($0) }
+                    ) { shownPicture($0) }
                 }
             }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)

@@ -11,6 +11,8 @@ extension ShowEvent {
             return verbose ? .info("picture \(item) in the centre: \(file)") : nil
         case .pictureRefused(let file, let reason):
             return .warning("skipping \(file): \(reason)")
+        case .animationStopped(let file, let reason):
+            return .warning("\(file) stops animating: \(reason)")
         case .playlistChanged(let count, let added, let removed):
             if count == 0 { return .warning("no picture in the folder can be shown: showing the background only") }
             guard verbose else { return nil }

@@ -107,7 +107,7 @@ extension ShowEvent {
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
-        case .ready, .pictureRefused, .settingsApplied, .stopped, .folderNote: return nil
+        case .ready, .pictureRefused, .animationStopped, .settingsApplied, .stopped, .folderNote: return nil
         }
     }
 }

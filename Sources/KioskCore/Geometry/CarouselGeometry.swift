@@ -138,6 +138,15 @@ public struct CarouselGeometry: Hashable, Sendable {
         }
         return slots
     }
+
+    /// The slots at least half of whose width is on screen at `position`:
+    /// where an animated picture plays (at rest the centred slot, and its
+    /// neighbours when `visible` is 2 or more).
+    public func slotsHalfVisible(at position: Double) -> [Slot] {
+        visibleSlots(at: position).filter { slot in
+            2 * (min(screen.width, slot.x + slotWidth) - max(0, slot.x)) >= slotWidth
+        }
+    }
 }
 
 /// One slot of the strip on screen.
