@@ -55,9 +55,14 @@ public enum GIFCodec {
     /// `loops` is given, a NETSCAPE2.0 loop count (0: for ever). For tests
     /// and demo pictures.
     public static func encode(width: Int, height: Int, palette: [RGBColor], frames: [Frame], loops: Int? = nil) -> [UInt8] {
-        precondition(!palette.isEmpty && palette.count <= 256 && frames.allSatisfy {
-            $0.indices.count == ($0.rect.map { $0.width * $0.height } ?? width * height)
-        })
+        encode(width: width, height: height, palette: palette, frameCount: frames.count, loops: loops) { frames[$0] }
+    }
+
+    /// The same, each frame made when it is written (a long animation is never whole in memory).
+    public static func encode(
+        width: Int, height: Int, palette: [RGBColor], frameCount: Int, loops: Int? = nil, frame makeFrame: (Int) -> Frame
+    ) -> [UInt8] {
+        precondition(!palette.isEmpty && palette.count <= 256)
         let writer = Writer()
         var error: Int32 = 0
         guard let gif = EGifOpen(Unmanaged.passUnretained(writer).toOpaque(), { file, bytes, count in
@@ -82,7 +87,9 @@ public enum GIFCodec {
             EGifPutExtensionBlock(gif, 3, [1, UInt8(loops & 0xFF), UInt8(loops >> 8 & 0xFF)])
             EGifPutExtensionTrailer(gif)
         }
-        for frame in frames {
+        for number in 0..<frameCount {
+            let frame = makeFrame(number)
+            precondition(frame.indices.count == (frame.rect.map { $0.width * $0.height } ?? width * height))
             var control = GraphicsControlBlock(
                 DisposalMode: Int32(frame.disposal), UserInputFlag: false, DelayTime: Int32(frame.delay),
                 TransparentColor: Int32(frame.transparentIndex ?? Int(NO_TRANSPARENT_COLOR)))

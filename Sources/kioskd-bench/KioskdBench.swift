@@ -54,10 +54,12 @@ struct Figures: ParsableCommand {
     func run() throws {
         try decodeFigures(rounds: rounds)
         composeFigures(rounds: rounds * 5)
+        try gifFigures(folder: folder, rounds: rounds)
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
+        let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)"], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -71,6 +73,10 @@ struct Cycle: ParsableCommand {
 
     @Argument var folder: String
     @Option var steps: Int
+    @Option(help: "An animated GIF to play in the centre after the steps, the neighbourhood still held.")
+    var animated: String?
+    @Option(help: "Frames of it to play.")
+    var frames = 100
 
     func run() throws {
         keepPictureBuffersOutOfTheHeap()   // as kioskd does
@@ -80,8 +86,9 @@ struct Cycle: ParsableCommand {
         print("start_rss_mb \(format(Double(residentKiB("VmRSS")) / 1024)) MB")
         let job = PictureCycleJob(settings: settings, screen: PixelSize(width: 1920, height: 1080))
         let start = ContinuousClock.now
-        let result = try job.run(steps: steps)
+        let result = try job.run(steps: steps, animated: animated, frames: frames)
         let elapsed = ContinuousClock.now - start
+        if let animated { print("cycle_gif_frames \(result.animationFrames) frames of \(animated)") }
         print("cycle_frames \(result.framesComposed) frames")
         print("cycle_files_skipped \(result.filesSkipped) files")
         print("cycle_ms_per_picture \(format(elapsed / .milliseconds(1) / Double(max(1, steps)))) ms")
@@ -214,6 +221,75 @@ func composeFigures(rounds: Int) {
     print("compose_every_row_ratio_vs_memcpy \(format(median(full) / median(copy))) x")
     print("compose_1080p_ms \(format(median(compose))) ms")
     print("memcpy_1080p_ms \(format(median(copy))) ms")
+}
+
+// MARK: - gif_frame_compose_ratio
+
+/// The 500-frame 4K animated GIF of the memory figure (written once, frame
+/// by frame: 16 colours in diagonal bands that move 8 px a frame, every
+/// frame the whole screen).
+func generateAnimatedGIF(in folder: String) throws -> String {
+    let path = "\(folder)/animated-4k-500-v1.gif"
+    if access(path, F_OK) == 0 { return path }
+    mkdir(folder, 0o755)
+    let start = ContinuousClock.now
+    let size = PixelSize(width: 3840, height: 2160)
+    let palette = (0..<16).map { (n: Int) -> RGBColor in
+        let red = UInt8(n * 16), green = UInt8(255 - n * 16), blue = UInt8((n * 96) & 0xFF)
+        return RGBColor(red: red, green: green, blue: blue)
+    }
+    let gif = GIFCodec.encode(width: size.width, height: size.height, palette: palette, frameCount: 500, loops: 0) { n in
+        var indices = [UInt8](repeating: 0, count: size.pixelCount)
+        for y in 0..<size.height {
+            for x in 0..<size.width { indices[y * size.width + x] = UInt8(((x + y + 8 * n) / 64) % 16) }
+        }
+        return GIFCodec.Frame(indices: indices, delay: 4)
+    }
+    try writeWholeFile(path, bytes: gif)
+    print("generated_gif 500 frames of \(size) (\(format(Double(gif.count) / 1_048_576)) MB) in \(format((ContinuousClock.now - start) / .seconds(1))) s")
+    return path
+}
+
+/// Composing a frame whose centred slot shows an animated GIF's next frame
+/// (each frame a new prescaled picture), early in a slide, against one
+/// `memcpy` of the frame; and what a 4K GIF's frame costs the worker.
+func gifFigures(folder: String, rounds: Int) throws {
+    let gif = try generateAnimatedGIF(in: folder)
+    let screen = PixelSize(width: 1920, height: 1080)
+    let geometry = try CarouselGeometry(screen: screen, settings: LayoutSettings())
+    let compositor = StripCompositor(geometry: geometry, background: .black)
+    let animation = try PictureLoader(background: .black).openAnimation(gif, fittedTo: geometry.slotSize)
+    var decode: [Double] = []
+    var frames: [RasterImage] = []
+    for _ in 0..<rounds {
+        decode.append(try time { frames.append(try animation.decodeNext()) })
+    }
+    let stills = (0..<4).map { GeneratedPictures.photo(aspectFitSize(of: photoSize, in: geometry.slotSize), variant: $0) }
+    let playlist = CircularIndex(count: stills.count)
+    var buffers = [RasterImage](repeating: RasterImage(size: screen, filledWith: .black), count: 2)
+    var contents = [BufferContents(), BufferContents()]
+    let bytes = screen.pixelCount * 4
+    let source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    let target = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    defer { source.deallocate(); target.deallocate() }
+    memset(source, 0x5A, bytes)
+    memset(target, 0, bytes)
+    var compose: [Double] = [], copy: [Double] = []
+    for round in 0..<rounds * 5 {
+        let position = 0.03 + 0.12 * Double(round) / Double(rounds * 5)
+        let back = round % 2
+        let frame = frames[round % frames.count]
+        compose.append(try time {
+            buffers[back].withSurface { surface in
+                compositor.compose(into: surface, position: position, playlist: playlist, contents: &contents[back]) {
+                    $0 == 0 ? frame : stills[$0]
+                }
+            }
+        })
+        copy.append(try time { memcpy(target, source, bytes) })
+    }
+    print("gif_frame_compose_ratio \(format(median(compose) / median(copy))) x")
+    print("gif_4k_frame_decode_ms \(format(median(decode))) ms (\(animation.screen) composed at \(animation.size), the worker's cost per frame)")
 }
 
 // MARK: - decode_ratio_vs_turbojpeg

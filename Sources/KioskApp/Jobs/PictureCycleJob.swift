@@ -21,9 +21,14 @@ public struct PictureCycleJob {
         public var filesSkipped = 0
         /// The most the picture cache held at once.
         public var peakCachedBytes = 0
+        /// Frames of the animated picture played at the end.
+        public var animationFrames = 0
     }
 
-    public func run(steps: Int) throws(DisplayJobError) -> Result {
+    /// Steps through the folder; then, if `animated` names a GIF, plays
+    /// `frames` of its frames in the centre slot, as the show does (decoded
+    /// on the worker, two ahead), with the last neighbourhood still held.
+    public func run(steps: Int, animated: String? = nil, frames: Int = 0) throws(DisplayJobError) -> Result {
         let assembly: ShowAssembly
         do { assembly = try ShowAssembly(settings: settings, panel: screen) } catch { throw .setup(error) }
         let worker: DecodeWorker
@@ -51,6 +56,23 @@ public struct PictureCycleJob {
                 }
             }
             result.framesComposed += 1
+        }
+        if let animated {
+            var shown = 0
+            worker.animate([animated: AnimationRequest(playback: 1, through: AnimatedPictures.framesAhead)])
+            while shown < frames, worker.waitForFinished(milliseconds: 60_000) {
+                for case .frame(_, _, let number, let picture) in worker.takeFinished() {
+                    frame.withSurface { surface in
+                        layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index, scratch: &scratch) {
+                            $0 == show.pictures.index.item(forSlot: Int(show.position)) ? picture : show.pictures.picture($0)
+                        }
+                    }
+                    shown += 1
+                    worker.animate([animated: AnimationRequest(playback: 1, through: number + AnimatedPictures.framesAhead)])
+                }
+            }
+            worker.animate([:])
+            result.animationFrames = shown
         }
         return result
     }
