@@ -17,7 +17,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, GIFOnly.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -64,6 +64,22 @@ struct Figures: ParsableCommand {
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
         }
+    }
+}
+
+/// The animated-GIF figures alone, and peak_rss_mb over a short cycle with the GIF.
+struct GIFOnly: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "gif", abstract: "Print the animated-GIF figures.")
+    @Option var pictures = 20
+    @Option var folder = ".build/bench-pictures"
+    @Option var rounds = 9
+
+    func run() throws {
+        try gifFigures(folder: folder, rounds: rounds)
+        let dir = try generatePhotos(count: pictures, in: folder)
+        fflush(nil)
+        let status = waitForExit(spawnSelf(["cycle", dir, "--steps", "\(pictures)", "--animated", try generateAnimatedGIF(in: folder)]))
+        if status != 0 { throw ExitCode(status) }
     }
 }
 

@@ -42,7 +42,7 @@ import Testing
         #expect(image[3, 2] == grey.xrgb && image[3, 0] == 0xE02828)
     }
 
-    /// An animated GIF shows its first frame (for now), and only that one is decoded.
+    /// The first frame of an animated GIF is its still picture (what a snapshot and the cache hold).
     @Test func anAnimatedGIFShowsItsFirstFrame() throws {
         let frames = (0..<3).map { n in GIFCodec.Frame(indices: [UInt8](repeating: UInt8(n), count: 16)) }
         let image = try decode(GIFCodec.encode(width: 4, height: 4, palette: palette, frames: frames))
