@@ -47,6 +47,51 @@ public struct PictureLoader: Sendable, Equatable {
         return (try load(bytes: readWholeFile(path, limit: maximumFileBytes), path: path, fittedTo: slot), nil)
     }
 
+    /// Two portraits sharing a slot (`portrait_pairs`): each decoded
+    /// straight at its share of `slot` (``PortraitPairs/sideBySide(_:_:slot:spacing:)``),
+    /// the same height, `spacing` of background between them, both
+    /// vertically centred. An error names the file that failed.
+    public func loadPair(_ left: String, _ right: String, fittedTo slot: PixelSize, spacing: Int) throws(ImageFileError) -> RasterImage {
+        let sizes = PortraitPairs.sideBySide(try uprightSize(of: left), try uprightSize(of: right), slot: slot, spacing: spacing)
+        let pictures = [try load(left, fittedTo: sizes.0), try load(right, fittedTo: sizes.1)]
+        var pair = RasterImage(
+            size: PixelSize(width: pictures[0].width + spacing + pictures[1].width, height: max(pictures[0].height, pictures[1].height)),
+            filledWith: background)
+        pair.place(pictures[0], x: 0, y: (pair.height - pictures[0].height) / 2)
+        pair.place(pictures[1], x: pictures[0].width + spacing, y: (pair.height - pictures[1].height) / 2)
+        return pair
+    }
+
+    /// The upright size of the picture at `path`, from its header alone
+    /// (what ``PortraitPairs`` needs before anything is decoded): read
+    /// from the first 128 KiB, or from the whole file when the header
+    /// reaches further (a JPEG with a large EXIF thumbnail before its frame).
+    public func uprightSize(of path: String) throws(ImageFileError) -> PixelSize {
+        let headLength = 128 << 10
+        let head = try readFileStart(path, count: headLength)
+        do {
+            return try uprightSize(of: head, path: path)
+        } catch {
+            guard head.count == headLength else { throw error }
+            return try uprightSize(of: readWholeFile(path, limit: maximumFileBytes), path: path)
+        }
+    }
+
+    /// The upright size the header in `bytes` gives (the EXIF turn included when ``exifRotate``).
+    public func uprightSize(of bytes: [UInt8], path: String) throws(ImageFileError) -> PixelSize {
+        switch PictureFormat(sniffing: bytes) {
+        case .jpeg:
+            let stored = try JPEGCodec.size(of: bytes, path: path)
+            return (exifRotate ? EXIFOrientation.read(bytes) : .upright).uprightSize(of: stored)
+        case .png:
+            return try PNGCodec.size(of: bytes, path: path)
+        case .gif:
+            return try GIFCodec.size(of: bytes, path: path)
+        case nil:
+            throw ImageFileError(path: path, reason: bytes.isEmpty ? .empty : .notAnImage)
+        }
+    }
+
     /// Opens the GIF at `path` to play it fitted to `slot`.
     public func openAnimation(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> GIFAnimation {
         try GIFAnimation(path: path, background: background, fittedTo: slot, maximumPixels: maximumGIFPixels, maximumFileBytes: maximumFileBytes)

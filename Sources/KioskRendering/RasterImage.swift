@@ -47,6 +47,15 @@ public struct RasterImage: Sendable, Equatable {
         }
     }
 
+    /// Copies `picture` in with its top left corner at (`x`, `y`); it must fit.
+    public mutating func place(_ picture: RasterImage, x: Int, y: Int) {
+        precondition(x >= 0 && y >= 0 && x + picture.width <= width && y + picture.height <= height, "\(picture.size) does not fit at \(x),\(y) in \(size)")
+        for row in 0..<picture.height {
+            let from = row * picture.width, to = (y + row) * width + x
+            pixels.replaceSubrange(to..<(to + picture.width), with: picture.pixels[from..<(from + picture.width)])
+        }
+    }
+
     /// Lends the pixels as a ``PixelSurface`` to draw into.
     public mutating func withSurface<R>(_ body: (PixelSurface) throws -> R) rethrows -> R {
         let size = self.size

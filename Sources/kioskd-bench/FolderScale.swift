@@ -14,7 +14,7 @@ import Glibc
 /// once and kept in the build folder.
 struct FolderScale: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "folder", abstract: "Print list_100k_ms and rss_per_100k_pictures_mb.")
+        commandName: "folder", abstract: "Print list_100k_ms, rss_per_100k_pictures_mb and pairs_layout_100k_ms.")
 
     @Option(help: "Where the folder is kept between runs.")
     var folder = ".build/bench-folder-100k"
@@ -35,7 +35,50 @@ struct FolderScale: ParsableCommand {
                 let status = waitForExit(spawnSelf(["folder", "--folder", folder, "--count", "\(count)", "--child", figure, "--order", order]))
                 if status != 0 { throw ExitCode(status) }
             }
+            pairsLayout()
         }
+    }
+
+    /// `portrait_pairs` over 100,000 files, all portraits (the most
+    /// pairs), each the median of five. `pairs_layout_100k_ms`: a batch of
+    /// 32 sizes arrives, what the show does on its loop while the folder is
+    /// measured (about 16 times, and once per batch near the centre).
+    /// `pairs_playlist_change_100k_ms`: the playlist changed (a file came
+    /// or went), which lays the strip over every file afresh.
+    private func pairsLayout() {
+        let playlist = Playlist((1...count).map { "/srv/photos/IMG_\($0).jpg" })
+        let portrait = PixelSize(width: 3000, height: 4000)
+        var unlaid = PairedStrip(slot: PixelSize(width: 1344, height: 1080), spacing: 38)
+        for file in playlist.files.dropFirst(5 * 32) { unlaid.measured(file, size: portrait) }
+        func median(_ body: (Int) -> Void) -> Double {
+            var times: [Double] = []
+            for round in 0..<5 {
+                let start = ContinuousClock.now
+                body(round)
+                times.append((ContinuousClock.now - start) / .milliseconds(1))
+            }
+            return times.sorted()[2]
+        }
+        // In place, as the show does: each round a new batch of 32.
+        var strip = unlaid
+        strip.layOut(playlist)
+        let batch = median { round in
+            for file in playlist.files[(round * 32)..<(round * 32 + 32)] { strip.measured(file, size: portrait) }
+            strip.layOut(playlist)
+        }
+        let slots = strip.unitCount
+        // A file arrives: the playlist's edit says where, so only its facts are read.
+        var changing = playlist
+        let change = median { round in
+            let edit = changing.apply(PlaylistChange(added: [PlaylistEntry("/srv/photos/IMG_5000\(round)a.jpg")]), keepingSlot: 0)
+            strip.layOut(changing, after: edit)
+        }
+        let afresh = median { _ in
+            var fresh = unlaid
+            fresh.layOut(playlist)
+        }
+        print("pairs_layout_100k_ms \(format(batch)) ms to take 32 sizes and pair \(count) portraits (\(slots) slots), the median of 5")
+        print("pairs_playlist_change_100k_ms \(format(change)) ms to lay the pairs out again after a file arrives (\(format(afresh)) ms afresh, as after a shuffle), the median of 5")
     }
 
     private func makeFolder() throws {

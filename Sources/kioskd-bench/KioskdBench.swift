@@ -190,6 +190,29 @@ func cpuTicks(of pid: pid_t) -> Int {
 
 // MARK: - compose_ratio_vs_memcpy
 
+/// What every compose ratio divides by: one `memcpy` of a whole frame
+/// between two buffers allocated and touched once.
+final class FrameCopy {
+    private let bytes: Int
+    private let source: UnsafeMutableRawPointer, target: UnsafeMutableRawPointer
+
+    init(_ screen: PixelSize) {
+        bytes = screen.pixelCount * 4
+        source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        target = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        memset(source, 0x5A, bytes)
+        memset(target, 0, bytes)
+    }
+
+    deinit {
+        source.deallocate()
+        target.deallocate()
+    }
+
+    /// Seconds one copy takes.
+    func timed() -> Double { try! time { memcpy(target, source, bytes) } }
+}
+
 /// One 1920x1080 frame mid-slide (three to four partly visible pictures,
 /// each prescaled to its slot as the show keeps them) against one `memcpy`
 /// of a whole frame, both timed in this run. Composed the way the display
@@ -203,12 +226,7 @@ func composeFigures(rounds: Int) {
     let playlist = CircularIndex(count: pictures.count)
     var buffers = [RasterImage](repeating: RasterImage(size: screen, filledWith: .black), count: 2)
     var contents = [BufferContents(), BufferContents()]
-    let bytes = screen.pixelCount * 4
-    let source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-    let target = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-    defer { source.deallocate(); target.deallocate() }
-    memset(source, 0x5A, bytes)
-    memset(target, 0, bytes)
+    let frameCopy = FrameCopy(screen)
     // Early in a slide the centred picture, both neighbours and the one
     // coming in are partly visible: the most pictures a frame draws here.
     let first = 0.03, last = 0.15
@@ -231,7 +249,7 @@ func composeFigures(rounds: Int) {
                 compositor.compose(into: surface, position: position, playlist: playlist) { pictures[$0] }
             }
         })
-        copy.append(try! time { memcpy(target, source, bytes) })
+        copy.append(frameCopy.timed())
     }
     print("compose_ratio_vs_memcpy \(format(median(compose) / median(copy))) x")
     print("compose_every_row_ratio_vs_memcpy \(format(median(full) / median(copy))) x")
@@ -284,12 +302,7 @@ func gifFigures(folder: String, rounds: Int) throws {
     let playlist = CircularIndex(count: stills.count)
     var buffers = [RasterImage](repeating: RasterImage(size: screen, filledWith: .black), count: 2)
     var contents = [BufferContents(), BufferContents()]
-    let bytes = screen.pixelCount * 4
-    let source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-    let target = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-    defer { source.deallocate(); target.deallocate() }
-    memset(source, 0x5A, bytes)
-    memset(target, 0, bytes)
+    let frameCopy = FrameCopy(screen)
     var compose: [Double] = [], copy: [Double] = []
     for round in 0..<rounds * 5 {
         let position = 0.03 + 0.12 * Double(round) / Double(rounds * 5)
@@ -302,7 +315,7 @@ func gifFigures(folder: String, rounds: Int) throws {
                 }
             }
         })
-        copy.append(try time { memcpy(target, source, bytes) })
+        copy.append(frameCopy.timed())
     }
     print("gif_frame_compose_ratio \(format(median(compose) / median(copy))) x")
     print("gif_4k_frame_decode_ms \(format(median(decode))) ms (\(animation.screen) composed at \(animation.size), the worker's cost per frame)")

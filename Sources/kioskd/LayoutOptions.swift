@@ -26,6 +26,9 @@ struct LayoutOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Where a picture narrower than its slot sits: inner (the default: toward the screen's centre, so every neighbour peeks in) or centre.", valueName: "centre|inner"))
     var align: String?
 
+    @Flag(inversion: .prefixedNo, help: "Two consecutive portrait photos share one slot, side by side (portrait_pairs). Default off.")
+    var portraitPairs: Bool?
+
     @Option(help: ArgumentHelp("Turn the picture clockwise for a screen mounted on its side: 0, 90, 180 or 270.", valueName: "r"))
     var rotation: String?
 
@@ -43,6 +46,7 @@ struct LayoutOptions: ParsableArguments {
         let flags: [(String, String?)] = [
             ("images", images), ("image_width", imageWidth), ("visible", visible), ("spacing", spacing),
             ("slot_height", slotHeight), ("background", background), ("align", align), ("rotation", rotation),
+            ("portrait_pairs", portraitPairs.map { String($0) }),
         ] + extra
         return try loadExplainedSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
     }

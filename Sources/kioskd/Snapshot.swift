@@ -20,10 +20,10 @@ struct Snapshot: ParsableCommand {
     @Option(help: ArgumentHelp("Where to write the PNG.", valueName: "file.png"))
     var out: String
 
-    @Option(help: "The picture in the centre (0 is the first file; any integer, it wraps).")
+    @Option(help: "The picture in the centre (0 is the first file; any integer, it wraps). With --portrait-pairs, the slot that shows it.")
     var index: Int = 0
 
-    @Option(help: ArgumentHelp("Strip position in pictures, e.g. 2.5 for halfway from 2 to 3. Default: --index.", valueName: "p"))
+    @Option(help: ArgumentHelp("Strip position in slots (a portrait pair is one), e.g. 2.5 for halfway from 2 to 3. Default: --index.", valueName: "p"))
     var position: Double?
 
     @Option(help: ArgumentHelp(
@@ -45,8 +45,10 @@ struct Snapshot: ParsableCommand {
         let job: SnapshotJob
         let result: SnapshotJob.Result
         do {
-            job = SnapshotJob(settings: try layout.settings(), screen: PixelSize(parsing: size)!,
-                              position: position ?? Double(index), frame: frame)
+            var snapshot = SnapshotJob(settings: try layout.settings(), screen: PixelSize(parsing: size)!,
+                                       position: position ?? Double(index), frame: frame)
+            if position == nil { snapshot.centredItem = index }
+            job = snapshot
             result = try job.run()
         } catch {
             fail("\(error)")
@@ -57,7 +59,7 @@ struct Snapshot: ParsableCommand {
         } catch {
             fail("cannot write the snapshot: \(error)")
         }
-        print("wrote \(out): \(job.screen) at position \(job.position), \(result.playlist.count) picture(s) in the playlist")
+        print("wrote \(out): \(job.screen) at position \(result.position), \(result.playlist.count) picture(s) in the playlist")
     }
 }
 

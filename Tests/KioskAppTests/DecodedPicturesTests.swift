@@ -190,6 +190,33 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         #expect(shown[20, 540] == blue)     // and, with two pictures, also on the left
     }
 
+    /// `portrait_pairs`: the worker reads sizes after the pictures asked
+    /// for, all it was given in one batch, and decodes a pair's key as one picture.
+    @Test func theWorkerMeasuresAfterDecodingAndDecodesPairs() throws {
+        let portrait = try PNGCodec.encode(RasterImage(size: PixelSize(width: 300, height: 400), filledWith: RGBColor(xrgb: red)))
+        let names = (0..<40).map { "p\($0 < 10 ? "0" : "")\($0).png" }
+        let folder = try PictureFolder(names.map { ($0, portrait) } + [("x.png", Array("not a picture".utf8))])
+        var settings = pictureSettings(folder)
+        settings.layout.portraitPairs = true
+        let assembly = try ShowAssembly(settings: settings, panel: PixelSize(width: 1920, height: 1080))
+        let worker = try DecodeWorker(recipe: assembly.recipe)
+        defer { worker.stop() }
+        let paths = (names + ["x.png"]).map { folder.path + "/" + $0 }
+        let pair = PictureKey.pair(paths[0], paths[1])
+        worker.request([pair])
+        worker.measure(paths)
+        var outcomes: [DecodeOutcome] = []
+        while outcomes.count < 2, worker.waitForFinished(milliseconds: 10_000) { outcomes += worker.takeFinished() }
+        guard outcomes.count == 2, case .decoded(let key, let picture, nil) = outcomes[0], case .measured(let sizes) = outcomes[1] else {
+            Issue.record("expected a picture, then the sizes: \(outcomes.map(\.files))")
+            return
+        }
+        #expect(key == pair && picture.size == PixelSize(width: 1342, height: 869))
+        #expect(sizes.map(\.path) == paths)
+        #expect(sizes.dropLast().allSatisfy { $0.size == PixelSize(width: 300, height: 400) })
+        #expect(sizes.last == MeasuredSize(path: paths[40], size: nil))
+    }
+
     func jpegHeaderError(_ path: String) -> String? {
         let bytes = try? readWholeFile(path, limit: 100)
         guard let bytes else { return nil }

@@ -90,6 +90,31 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(try leftEdge(["--align", "centre"]) == .black)
     }
 
+    /// `--portrait-pairs`: two portraits named to pair share the centre
+    /// slot, so the screen's middle column is the gap between them; `--index`
+    /// of either file centres that slot. Without the flag a portrait fills it.
+    @Test func portraitPairsFlagPutsTwoPortraitsInOneSlot() throws {
+        let folder = try PictureFolder([
+            (PortraitPairs.fileName("1", ext: "png", side: .left), try PNGCodec.encode(RasterImage(size: PixelSize(width: 300, height: 400), filledWith: RGBColor(xrgb: red)))),
+            (PortraitPairs.fileName("2", ext: "png", side: .right), try PNGCodec.encode(RasterImage(size: PixelSize(width: 300, height: 400), filledWith: RGBColor(xrgb: blue)))),
+            ("3.png", try flatPNG(green)),
+        ])
+        func middle(_ flags: [String]) throws -> (pixel: UInt32, stdout: String) {
+            let out = NSTemporaryDirectory() + "kioskd-cli-" + UUID().uuidString + ".png"
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try kioskd(["snapshot", "--images", folder.path, "--size", "1920x1080", "--out", out, "--background", "202020"] + flags)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            let frame = try PNGCodec.decode(try readWholeFile(out, limit: 1 << 24), path: out, background: .black, maximumPixels: 1 << 22)
+            return (frame[960, 540], run.stdout)
+        }
+        #expect(try middle([]).pixel == red)
+        #expect(try middle(["--portrait-pairs"]).pixel == 0x202020)
+        let second = try middle(["--portrait-pairs", "--index", "1"])
+        #expect(second.pixel == 0x202020 && second.stdout.contains("at position 0.0"), "\(second.stdout)")
+        #expect(try middle(["--portrait-pairs", "--index", "2"]).pixel == green)
+        #expect(try middle(["--no-portrait-pairs", "--index", "1"]).pixel == blue)
+    }
+
     @Test func anInvalidSlotWidthExitsOneNamingTheSetting() throws {
         let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1920x1080", "--out", "/tmp/never.png",
                               "--image-width", "2000"])

@@ -17,9 +17,13 @@ final class InlineDecoder: PictureDecoder {
 
     init(_ recipe: PictureRecipe) { self.recipe = recipe }
 
+    /// Every key decoded, in order (a file, or a pair's ``PictureKey``).
+    private(set) var decodedKeys: [String] = []
+
     func request(_ paths: [String]) {
         requests += 1
         for path in paths where done.insert(path).inserted {
+            decodedKeys.append(path)
             finished.append(recipe.outcome(of: path))
         }
     }
@@ -37,9 +41,18 @@ final class InlineDecoder: PictureDecoder {
     }
 
     func forget(_ paths: Set<String>) {
-        finished.removeAll { paths.contains($0.path) }
+        finished.removeAll { $0.files.contains(where: paths.contains) }
         done.subtract(paths)
         streams.close(paths)
+    }
+
+    /// Sizes asked for (`portrait_pairs`), each list read at once.
+    private(set) var measureRequests: [[String]] = []
+
+    func measure(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        measureRequests.append(paths)
+        finished.append(recipe.measure(paths))
     }
 
     /// Animations decode every frame wanted at once, like pictures.

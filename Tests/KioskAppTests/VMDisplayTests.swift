@@ -131,6 +131,32 @@ struct VMDisplayTests {
         #expect(try exitOf("bochs/gif.exit").status == 0)
     }
 
+    /// `--portrait-pairs` on the real screen: cards 6 and 7, named to pair,
+    /// share the centred slot, and the screen is `kioskd snapshot
+    /// --portrait-pairs` pixel for pixel (and not the frame without pairs,
+    /// where card 6 is alone in the centre).
+    @Test func twoPortraitsShareTheCentredSlotOnTheRealScreen() throws {
+        let names = [PortraitPairs.fileName("1", ext: "jpg", side: .left), PortraitPairs.fileName("2", ext: "jpg", side: .right)]
+        #expect(names == ["1-5.jpg", "2-1.jpg"], "the guest's names must be the ones that pair")
+        let folder = try PictureFolder([
+            (names[0], readWholeFile(demoImages + "/06.jpg", limit: 1 << 20)),
+            (names[1], readWholeFile(demoImages + "/07.jpg", limit: 1 << 20)),
+            ("3.jpg", readWholeFile(demoImages + "/08.jpg", limit: 1 << 20)),
+            ("4.jpg", readWholeFile(demoImages + "/05.jpg", limit: 1 << 20)),
+        ])
+        let screen = try readScreendump(results("bochs/pairs.ppm"))
+        var settings = KioskSettings()
+        settings.images = folder.path
+        settings.layout.background = RGBColor(xrgb: vmBackground)
+        settings.layout.portraitPairs = true
+        let paired = try SnapshotJob(settings: settings, screen: screen.size, position: 0).run().frame
+        expectSamePixels(screen, paired)
+        settings.layout.portraitPairs = false
+        let single = try SnapshotJob(settings: settings, screen: screen.size, position: 0).run().frame
+        #expect(single.pixels != paired.pixels)
+        #expect(try exitOf("bochs/pairs.exit").status == 0)
+    }
+
     @Test func aModeFromTheConfigIsUsedAndLaidOutByTheGeometry() throws {
         let screen = try readScreendump(results("bochs/mode1080.ppm"))
         #expect(screen.size == PixelSize(width: 1920, height: 1080))

@@ -220,7 +220,7 @@ private final class Answers {
             cacheBudgetBytes: 20)
         let keys = status.reply.fields.map(\.key)
         #expect(keys == [
-            "ok", "index", "file", "count", "position", "paused", "moving", "interval", "transition", "display",
+            "ok", "index", "file", "files", "count", "position", "paused", "moving", "interval", "transition", "display",
             "display_power", "panel", "uptime_s",
             "frames_shown", "refreshes_missed", "slides", "cache_bytes", "cache_budget_bytes", "version",
         ])
@@ -229,7 +229,7 @@ private final class Answers {
     }
 
     @Test func watchEventsNameTheFileNotItsPath() {
-        #expect(ShowEvent.pictureCentred(item: 3, file: "/srv/pictures/04.jpg").watchLine == ["event": "picture", "index": 3, "file": "04.jpg"])
+        #expect(ShowEvent.pictureCentred(item: 3, file: "/srv/pictures/04.jpg").watchLine == ["event": "picture", "index": 3, "file": "04.jpg", "files": .array(["04.jpg"])])
         #expect(ShowEvent.paused.watchLine == ["event": "pause"])
         #expect(ShowEvent.resumed.watchLine == ["event": "resume"])
         #expect(ShowEvent.playlistChanged(count: 7, added: 2, removed: 0).watchLine == ["event": "playlist", "count": 7, "added": 2, "removed": 0])

@@ -109,13 +109,16 @@ final class ControlCommands {
         let show = controller.show, now = controller.clock()
         let playlist = show.pictures.pictures.playlist
         let position = show.schedule.position(at: now)
-        let wrapped = playlist.isEmpty ? 0 : position - (position / Double(playlist.count)).rounded(.down) * Double(playlist.count)
+        // With `portrait_pairs` the strip counts slots, a pair being one.
+        let slots = show.pictures.pictures.index.count
+        let wrapped = slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots)
         var status = ControlStatus(
             index: show.centredItem, file: show.centredItem.map { Playlist.fileName(of: playlist[$0]) },
             count: playlist.count, position: wrapped, paused: show.schedule.isPaused, moving: show.schedule.isMoving(at: now),
             interval: show.schedule.interval, transition: show.schedule.motion.duration,
             display: show.screen.statusFields, uptime: now - started, statistics: show.statistics,
             cacheBytes: show.pictures.pictures.cachedBytes, cacheBudgetBytes: show.layout.cacheBudget)
+        status.files = show.centredFiles.map(Playlist.fileName(of:))
         status.displayPower = controller.power?.requested ?? "on"
         status.panel = show.panel
         return status

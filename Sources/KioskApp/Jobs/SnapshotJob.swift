@@ -15,6 +15,10 @@ public struct SnapshotJob: Sendable {
     /// counts them (0, the first, is what a still shows): for the pictures
     /// that play at `position`, those at least half on screen.
     public var frame: Int
+    /// When set, the strip rests on the slot that shows this playlist item
+    /// (any integer; it wraps): ``position`` itself with one file per slot,
+    /// the slot of its pair with `portrait_pairs`.
+    public var centredItem: Int?
 
     public init(settings: KioskSettings, screen: PixelSize, position: Double, frame: Int = 0) {
         self.settings = settings
@@ -30,6 +34,8 @@ public struct SnapshotJob: Sendable {
         public let log: [String]
         /// The pictures that ended up in the playlist, in playing order.
         public let playlist: [String]
+        /// The strip position drawn (``centredItem``'s slot, when given).
+        public var position: Double = 0
     }
 
     public func run() throws(ShowSetupError) -> Result {
@@ -39,6 +45,8 @@ public struct SnapshotJob: Sendable {
         let assembly = try ShowAssembly(settings: settings, panel: screen)
         let layout = assembly.layout
         var pictures = assembly.makePictures()
+        pictures.measureAll(with: assembly.recipe)
+        let position = centredItem.map { Double(pictures.stripSlot(ofItemSlot: $0)) } ?? self.position
         // Only what is on screen: a snapshot has no "next" to prepare.
         let onScreen = PreloadPlan(ahead: 0, behind: 0)
         let refused = pictures.loadNow(
@@ -49,14 +57,14 @@ public struct SnapshotJob: Sendable {
         var frames: [Int: RasterImage] = [:]
         if frame > 0 {
             for slot in layout.geometry.slotsHalfVisible(at: position) {
-                guard let item = pictures.index.item(forSlot: slot.index),
-                      let schedule = pictures.animation(of: pictures.playlist[item]) else { continue }
+                guard let unit = pictures.index.item(forSlot: slot.index),
+                      let schedule = pictures.animation(of: pictures.key(unit)) else { continue }
                 // After counted plays the last frame stays.
                 let number = min(frame, FramePlayback(schedule: schedule, startedAt: 0).lastFrame ?? frame)
                 do {
-                    let animation = try assembly.recipe.loader.openAnimation(pictures.playlist[item], fittedTo: assembly.recipe.slot)
+                    let animation = try assembly.recipe.loader.openAnimation(pictures.key(unit), fittedTo: assembly.recipe.slot)
                     for _ in 0..<number { try animation.advance() }
-                    frames[item] = try animation.decodeNext()
+                    frames[unit] = try animation.decodeNext()
                 } catch {
                     log.append("\(error): showing its first frame")
                 }
@@ -69,6 +77,6 @@ public struct SnapshotJob: Sendable {
                 frames[$0] ?? pictures.picture($0)
             }
         }
-        return Result(frame: image, log: log, playlist: pictures.playlist.files)
+        return Result(frame: image, log: log, playlist: pictures.playlist.files, position: position)
     }
 }

@@ -17,12 +17,34 @@ enum DecodeOutcome: Sendable {
     case frame(path: String, playback: Int, number: Int, picture: RasterImage)
     /// The animation broke after its first frame: it stops where it is; the picture stays.
     case animationStopped(ImageFileError, playback: Int)
+    /// Files' upright sizes read from their headers (`portrait_pairs`); nil where a header could not be read.
+    case measured([MeasuredSize])
 
-    var path: String {
+    /// The files it comes from: a rewritten one makes it stale.
+    var files: [String] {
         switch self {
-        case .decoded(let path, _, _), .frame(let path, _, _, _): return path
-        case .failed(let error), .animationStopped(let error, _): return error.path
+        case .decoded(let key, _, _), .frame(let key, _, _, _): return PictureKey.files(of: key)
+        case .failed(let error), .animationStopped(let error, _): return [error.path]
+        case .measured(let sizes): return sizes.map(\.path)
         }
+    }
+}
+
+/// A file's upright size from its header, or nil when it could not be read.
+struct MeasuredSize: Equatable, Sendable {
+    var path: String
+    var size: PixelSize?
+}
+
+/// What the decoder is asked for and the cache holds: a file's path, or
+/// for two portraits sharing a slot (`portrait_pairs`) both paths joined by
+/// a NUL, which no path contains.
+enum PictureKey {
+    static func pair(_ left: String, _ right: String) -> String { left + "\u{0}" + right }
+
+    /// The files a key shows, left to right.
+    static func files(of key: String) -> [String] {
+        key.utf8.contains(0) ? key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init) : [key]
     }
 }
 
@@ -40,14 +62,27 @@ struct AnimationRequest: Equatable, Sendable {
 struct PictureRecipe: Equatable, Sendable {
     var loader: PictureLoader
     var slot: PixelSize
+    /// `portrait_pairs`: the gap between a pair's two pictures; nil without pairs.
+    var pairSpacing: Int? = nil
 
-    func outcome(of path: String) -> DecodeOutcome {
+    /// The picture for `key`: a file, or a pair of portraits side by side
+    /// (a pair is still: an animated portrait in a pair shows its first frame).
+    func outcome(of key: String) -> DecodeOutcome {
         do {
-            let loaded = try loader.loadPicture(path, fittedTo: slot)
-            return .decoded(path: path, picture: loaded.picture, animation: loaded.animation)
+            let files = PictureKey.files(of: key)
+            if files.count == 2 {
+                return .decoded(path: key, picture: try loader.loadPair(files[0], files[1], fittedTo: slot, spacing: pairSpacing ?? 0))
+            }
+            let loaded = try loader.loadPicture(key, fittedTo: slot)
+            return .decoded(path: key, picture: loaded.picture, animation: loaded.animation)
         } catch {
             return .failed(error)
         }
+    }
+
+    /// The sizes of `paths` from their headers.
+    func measure(_ paths: [String]) -> DecodeOutcome {
+        .measured(paths.map { MeasuredSize(path: $0, size: try? loader.uprightSize(of: $0)) })
     }
 }
 
@@ -106,6 +141,12 @@ protocol PictureDecoder: AnyObject {
     /// Replaces the animations to play: their frames are decoded after
     /// every picture requested, one at a time.
     func animate(_ requests: [String: AnimationRequest])
+    /// Replaces the files whose sizes to read from their headers, most
+    /// urgent first (`portrait_pairs`): read after every picture requested,
+    /// before any animation's frames, and told in one
+    /// ``DecodeOutcome/measured(_:)``, or sooner when a picture is asked
+    /// for meanwhile (it waits for one header read at most).
+    func measure(_ paths: [String])
 }
 
 /// Decodes pictures on its own thread so the run loop never waits for a disk
@@ -131,6 +172,11 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         /// Bumped by each new recipe: a decode that began under an older one is dropped.
         var generation = 0
         var queue: [String] = []
+        /// Files whose sizes to read (``measure(_:)``).
+        var measureQueue: [String] = []
+        /// A file of the batch being measured was rewritten meanwhile: the batch is dropped.
+        var measuringStale = false
+        var measuring: [String] = []
         var inProgress: String?
         /// The file in progress was rewritten meanwhile: its outcome is dropped.
         var inProgressStale = false
@@ -180,6 +226,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
             state.animations = [:]
             state.generation += 1
             state.queue = []
+            state.measureQueue = []
             state.finished = []
             state.inProgress = nil
         }
@@ -187,10 +234,16 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
 
     func forget(_ paths: Set<String>) {
         state.withLock { state in
-            state.finished.removeAll { paths.contains($0.path) }
-            if let path = state.inProgress, paths.contains(path) { state.inProgressStale = true }
+            state.finished.removeAll { $0.files.contains(where: paths.contains) }
+            if let key = state.inProgress, PictureKey.files(of: key).contains(where: paths.contains) { state.inProgressStale = true }
+            if state.measuring.contains(where: paths.contains) { state.measuringStale = true }
             state.closeStreams.formUnion(paths)
         }
+    }
+
+    func measure(_ paths: [String]) {
+        state.withLock { $0.measureQueue = paths }
+        wake.signal()
     }
 
     func animate(_ requests: [String: AnimationRequest]) {
@@ -213,6 +266,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     private enum Next {
         case decode(String, Decode, generation: Int)
         case animate([String: AnimationRequest], PictureRecipe, generation: Int)
+        case measure([String], PictureRecipe, generation: Int)
         case sleep, stop
     }
 
@@ -232,7 +286,14 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     state.closeStreams = []
                 }
                 guard !state.queue.isEmpty else {
-                    // Frames come after every picture asked for.
+                    // Sizes come after every picture asked for, frames after both.
+                    if let recipe = state.recipe, !state.measureQueue.isEmpty {
+                        let batch = state.measureQueue
+                        state.measureQueue = []
+                        state.measuring = batch
+                        state.measuringStale = false
+                        return .measure(batch, recipe, generation: state.generation)
+                    }
                     if let recipe = state.recipe, !state.animations.isEmpty {
                         return .animate(state.animations, recipe, generation: state.generation)
                     }
@@ -259,15 +320,31 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     return true
                 }
                 if kept { ready.signal() }
+            case .measure(let paths, let recipe, let generation):
+                // One header at a time: a picture asked for meanwhile ends the batch early.
+                var sizes: [MeasuredSize] = []
+                for path in paths {
+                    if !sizes.isEmpty, state.withLock({ !$0.queue.isEmpty || $0.stopping || $0.generation != generation }) { break }
+                    sizes.append(MeasuredSize(path: path, size: try? recipe.loader.uprightSize(of: path)))
+                }
+                let kept = state.withLock { state in
+                    defer { state.measuring = [] }
+                    guard state.generation == generation, !state.measuringStale else { return false }
+                    // The rest comes after that picture, unless the show has asked for other files since.
+                    if state.measureQueue.isEmpty { state.measureQueue = Array(paths.dropFirst(sizes.count)) }
+                    state.finished.append(.measured(sizes))
+                    return true
+                }
+                if kept { ready.signal() }
             case .animate(let requests, let recipe, let generation):
                 guard let outcome = streams.decodeNext(for: requests, with: recipe) else {
                     // Every frame wanted is decoded: sleep until asked again.
-                    let unchanged = state.withLock { $0.animations == requests && $0.queue.isEmpty && !$0.stopping }
+                    let unchanged = state.withLock { $0.animations == requests && $0.queue.isEmpty && $0.measureQueue.isEmpty && !$0.stopping }
                     if unchanged { wake.take() }
                     continue
                 }
                 let kept = state.withLock { state in
-                    guard state.generation == generation, !state.closeStreams.contains(outcome.path) else { return false }
+                    guard state.generation == generation, !outcome.files.contains(where: state.closeStreams.contains) else { return false }
                     state.finished.append(outcome)
                     return true
                 }

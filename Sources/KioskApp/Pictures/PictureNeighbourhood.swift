@@ -17,14 +17,26 @@ struct PictureNeighbourhood {
         self.position = position
     }
 
-    /// The playlist items in slots on screen now.
-    var itemsOnScreen: Set<Int> {
+    /// The units (``DecodedPictures/index``) in slots on screen now.
+    var unitsOnScreen: Set<Int> {
         let index = pictures.index
         return Set(geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index) })
     }
 
     /// True when every slot on screen has its picture.
-    var allOnScreen: Bool { itemsOnScreen.allSatisfy { pictures.picture($0) != nil } }
+    var allOnScreen: Bool { unitsOnScreen.allSatisfy { pictures.picture($0) != nil } }
+
+    /// Files whose sizes to read next (`portrait_pairs`), nearest the
+    /// centre first: a few while a unit near the screen still waits for
+    /// them, more at a time once none does (a large folder is measured in
+    /// few batches, each a relayout of the strip).
+    var toMeasure: [String] {
+        guard pictures.measuring else { return [] }
+        let near = plan.items(geometry, at: position, travelling: direction, playlist: pictures.index)
+        let waiting = near.contains { !pictures.isSettled($0) }
+        let limit = waiting ? 32 : max(256, pictures.playlist.count / 16)
+        return pictures.toMeasure(around: Int(position.rounded()), limit: limit)
+    }
 
     /// Files to decode next, most urgent first (and drops what is no longer
     /// wanted from the cache).
@@ -45,7 +57,7 @@ struct PictureNeighbourhood {
         for outcome in outcomes {
             switch pictures.accept(outcome) {
             case .stored(let path):
-                if itemsOnScreen.contains(where: { pictures.playlist[$0] == path }) { arrivals.onScreen = true }
+                if unitsOnScreen.contains(where: { pictures.key($0) == path }) { arrivals.onScreen = true }
             case .discarded:
                 break
             case .refused(let error):

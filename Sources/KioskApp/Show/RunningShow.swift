@@ -88,12 +88,13 @@ final class RunningShow {
         self.decoder = decoder
         layout = assembly.layout
         recipe = assembly.recipe
-        pictures = PictureNeighbourhood(
-            pictures: assembly.makePictures(), geometry: assembly.layout.geometry, position: Double(index))
-        schedule = ShowSchedule(at: index, pictureCount: assembly.playlist.count, settings: assembly.settings.motion, now: now)
+        let decoded = assembly.makePictures()
+        let start = decoded.stripSlot(ofItemSlot: index)
+        pictures = PictureNeighbourhood(pictures: decoded, geometry: assembly.layout.geometry, position: Double(start))
+        schedule = ShowSchedule(at: start, pictureCount: decoded.index.count, settings: assembly.settings.motion, now: now)
         settledTarget = schedule.target
         shuffles = Self.shuffles(assembly)
-        requestPictures(at: Double(index), now: now)
+        requestPictures(at: Double(start), now: now)
     }
 
     /// Shuffling keeps the pictures on screen in place, sliding too.
@@ -101,8 +102,18 @@ final class RunningShow {
         assembly.settings.folder.order == .shuffle ? ShuffleRounds(margin: assembly.layout.geometry.slotsEitherSide) : nil
     }
 
-    /// The playlist item in the centre, or the one the strip is sliding to.
-    var centredItem: Int? { pictures.pictures.playlist.item(forSlot: schedule.target) }
+    /// The playlist item in the centre, or the one the strip is sliding to
+    /// (with `portrait_pairs`, the left one of a pair).
+    var centredItem: Int? { pictures.pictures.item(forSlot: schedule.target) }
+
+    /// The files in the centre, or in the slot the strip is sliding to: one, or a pair's two.
+    var centredFiles: [String] { files(inSlot: schedule.target) }
+
+    private func files(inSlot slot: Int) -> [String] {
+        let decoded = pictures.pictures
+        guard let unit = decoded.index.item(forSlot: slot) else { return [] }
+        return decoded.items(ofUnit: unit).map { decoded.playlist[$0] }
+    }
 
     // MARK: Events
 
@@ -112,7 +123,12 @@ final class RunningShow {
     func command(_ command: ShowCommand, at now: Double, sensedAt: Double? = nil) {
         let paused = schedule.isPaused
         let before = schedule.position(at: now)
-        schedule.apply(command, at: now)
+        // The schedule counts slots: a file goes to the slot showing it (a pair's, with `portrait_pairs`).
+        if case .goto(let item) = command, item < pictures.pictures.playlist.count {
+            schedule.apply(.goto(item: pictures.pictures.unit(ofItem: item)), at: now)
+        } else {
+            schedule.apply(command, at: now)
+        }
         // A move the strip follows: counted until the frame that shows it is on screen.
         if let sensedAt, case .touch(.dragged) = command, schedule.isHeld, schedule.position(at: now) != before,
            movesSinceDraw.count < Self.movesKeptPerFrame {
@@ -135,8 +151,11 @@ final class RunningShow {
     /// The decoder's descriptor is readable: pictures finished.
     func picturesReady(at now: Double) {
         var stills: [DecodeOutcome] = []
+        var sizes: [MeasuredSize] = []
         for outcome in decoder.takeFinished() {
             switch outcome {
+            case .measured(let measured):
+                sizes += measured
             case .frame(let path, let playback, let number, let picture):
                 animated.take(path: path, playback: playback, number: number, picture: picture)
             case .animationStopped(let error, let playback):
@@ -146,6 +165,7 @@ final class RunningShow {
                 stills.append(outcome)
             }
         }
+        if !sizes.isEmpty { measured(sizes, at: now) }
         let arrivals = pictures.take(stills)
         if arrivals.onScreen { frameNeeded = true }
         guard !arrivals.refused.isEmpty else { return }
@@ -155,6 +175,17 @@ final class RunningShow {
             if let slot = pictures.pictures.remove(error.path, keepingSlot: schedule.target) { renumber(as: slot) }
         }
         playlistChanged(at: now, removed: arrivals.refused.count)
+    }
+
+    /// Files' sizes were read (`portrait_pairs`): pairs may form; the file
+    /// in the centre keeps its place, and the next sizes are asked for.
+    private func measured(_ sizes: [MeasuredSize], at now: Double) {
+        if let slot = pictures.pictures.measured(sizes, keepingSlot: schedule.target) {
+            endChange(at: now)
+            renumber(as: slot)
+            frameNeeded = true
+        }
+        requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
     }
 
     /// The picture folder changed (news from the ``FolderWatcher``, in the
@@ -216,7 +247,8 @@ final class RunningShow {
         guard added + removed > 0 else { return }
         // A file rewritten in place, or moved by its new date, shows where it now sorts, at once.
         let moved = arriving.filter { leaving[$0] != nil }
-        if !moved.contains(where: { $0 == centredBefore?.path }) {
+        // With `portrait_pairs` the strip is laid out again at once: a change can re-pair slots far from the files that came or went.
+        if pictures.pictures.pairing == nil && !moved.contains(where: { $0 == centredBefore?.path }) {
             animate(leaving: leaving.values.filter { !moved.contains($0.entry.path) }, arriving: arriving.subtracting(moved),
                     centredBefore: centredBefore, at: now)
         }
@@ -258,9 +290,13 @@ final class RunningShow {
             recipe = assembly.recipe
             decoder.use(recipe)
             stopAnimations()
+            // Pairs are laid out anew for the new slot (the files' sizes are kept); the centred file keeps the centre.
+            let itemSlot = pictures.pictures.itemSlot(ofStripSlot: schedule.target)
             let decoded = DecodedPictures(
-                playlist: pictures.pictures.playlist, slot: recipe.slot, budget: assembly.layout.cacheBudget)
+                playlist: pictures.pictures.playlist, slot: recipe.slot, budget: assembly.layout.cacheBudget,
+                pairing: assembly.pairing(keepingSizesOf: pictures.pictures.pairing))
             pictures = PictureNeighbourhood(pictures: decoded, geometry: assembly.layout.geometry, position: pictures.position)
+            renumber(as: decoded.stripSlot(ofItemSlot: itemSlot))
         } else {
             pictures = PictureNeighbourhood(pictures: pictures.pictures, geometry: assembly.layout.geometry, position: pictures.position)
         }
@@ -431,10 +467,13 @@ final class RunningShow {
     /// moves, so nothing is drawn; the preload follows the new order.
     private func reshuffleIfDue(at now: Double) {
         guard var rounds = shuffles else { return }
-        let due = rounds.due(at: schedule.target, count: pictures.pictures.playlist.count)
+        let due = rounds.due(at: pictures.pictures.itemSlot(ofStripSlot: schedule.target), count: pictures.pictures.playlist.count)
         shuffles = rounds
         guard !due.isEmpty else { return }
-        for places in due { pictures.pictures.shuffle(places, using: &random) }
+        for places in due {
+            let slot = pictures.pictures.shuffle(places, keepingSlot: schedule.target, using: &random)
+            if slot != schedule.target { renumber(as: slot) }
+        }
         requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
     }
 
@@ -444,14 +483,14 @@ final class RunningShow {
     private func playAnimations(at now: Double) {
         guard pictures.pictures.hasAnimations || !animated.isEmpty else { return }
         let position = schedule.position(at: now)
-        let playlist = pictures.pictures.playlist
-        let index = pictures.pictures.index
+        let decoded = pictures.pictures
+        let index = decoded.index
         var running: [String: FrameSchedule] = [:]
         for slot in layout.geometry.slotsHalfVisible(at: position) {
-            guard let item = index.item(forSlot: slot.index) else { continue }
-            if let animation = pictures.pictures.animation(of: playlist[item]) { running[playlist[item]] = animation }
+            guard let unit = index.item(forSlot: slot.index) else { continue }
+            if let animation = decoded.animation(of: decoded.key(unit)) { running[decoded.key(unit)] = animation }
         }
-        let onScreen = Set(layout.geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index).map { playlist[$0] } })
+        let onScreen = Set(layout.geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index).map(decoded.key) })
         animated.follow(running: running, onScreen: onScreen, at: now)
         if animated.advance(at: now) { frameNeeded = true }
         let requests = animated.requests
@@ -470,10 +509,10 @@ final class RunningShow {
         }
     }
 
-    /// The picture to draw for playlist `item`: an animation's frame, or its still.
-    private func shownPicture(_ item: Int) -> RasterImage? {
-        if !animated.isEmpty, let frame = animated.frame(of: pictures.pictures.playlist[item]) { return frame }
-        return pictures.pictures.picture(item)
+    /// The picture to draw for `unit` (a playlist item without pairs): an animation's frame, or its still.
+    private func shownPicture(_ unit: Int) -> RasterImage? {
+        if !animated.isEmpty, let frame = animated.frame(of: pictures.pictures.key(unit)) { return frame }
+        return pictures.pictures.picture(unit)
     }
 
     /// The statistics, with whether the strip is still at `now`.
@@ -527,7 +566,7 @@ final class RunningShow {
     /// the same picture keeps its place on screen under its new number.
     private func renumber(as slot: Int) {
         let delta = Double(slot - schedule.target)
-        schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.playlist.count)
+        schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.index.count)
         settledTarget += Int(delta)
         drawnPosition = drawnPosition.map { $0 + delta }
         inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves) }
@@ -607,7 +646,9 @@ final class RunningShow {
             }
             lastMotionFrameShown = shownAt
             if let item = frame.arrives, item < pictures.pictures.playlist.count {
-                emit(.pictureCentred(item: item, file: pictures.pictures.playlist[item]))
+                let decoded = pictures.pictures
+                let pair = decoded.items(ofUnit: decoded.unit(ofItem: item))
+                emit(.pictureCentred(item: item, file: decoded.playlist[item], pairedWith: pair.count == 2 ? decoded.playlist[pair[1]] : nil))
             }
         }
     }
@@ -624,5 +665,6 @@ final class RunningShow {
         pictures.position = position
         pictures.direction = direction
         decoder.request(pictures.wanted())
+        if pictures.pictures.pairing != nil { decoder.measure(pictures.toMeasure) }
     }
 }

@@ -34,13 +34,21 @@ struct ShowAssembly {
         playlist = Playlist(entries: listing.entries, sorted: true)
         recipe = PictureRecipe(
             loader: PictureLoader(background: settings.layout.background, exifRotate: settings.exifRotate),
-            slot: layout.geometry.slotSize)
+            slot: layout.geometry.slotSize, pairSpacing: settings.layout.portraitPairs ? layout.geometry.spacing : nil)
         notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : [])
     }
 
     /// The playlist with an empty cache of the layout's budget.
     func makePictures() -> DecodedPictures {
-        DecodedPictures(playlist: playlist, slot: layout.geometry.slotSize, budget: layout.cacheBudget)
+        DecodedPictures(playlist: playlist, slot: layout.geometry.slotSize, budget: layout.cacheBudget, pairing: pairing(keepingSizesOf: nil))
+    }
+
+    /// `portrait_pairs`: the strip's pairing for this layout, with the
+    /// sizes `old` already read (a reload need not read them again); nil without pairs.
+    func pairing(keepingSizesOf old: PairedStrip?) -> PairedStrip? {
+        guard settings.layout.portraitPairs else { return nil }
+        let geometry = layout.geometry
+        return old?.resized(slot: geometry.slotSize, spacing: geometry.spacing) ?? PairedStrip(slot: geometry.slotSize, spacing: geometry.spacing)
     }
 
     /// The show on `screen`, `index` in the centre, its decodes asked of `decoder`.

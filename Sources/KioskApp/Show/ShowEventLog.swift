@@ -7,8 +7,8 @@ extension ShowEvent {
         switch self {
         case .ready(let count, let centred, _):
             return "showing \(count) picture(s), picture \(centred.map(String.init) ?? "none") in the centre"
-        case .pictureCentred(let item, let file):
-            return verbose ? .info("picture \(item) in the centre: \(file)") : nil
+        case .pictureCentred(let item, let file, let partner):
+            return verbose ? .info("picture \(item) in the centre: \(file)" + (partner.map { " and \($0)" } ?? "")) : nil
         case .pictureRefused(let file, let reason):
             return .warning("skipping \(file): \(reason)")
         case .animationStopped(let file, let reason):

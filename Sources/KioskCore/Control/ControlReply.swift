@@ -23,6 +23,8 @@ public struct ControlStatus: Equatable, Sendable {
     /// The playlist item in the centre, or the one the strip slides to; nil when the playlist is empty.
     public var index: Int?
     public var file: String?
+    /// Every file in the centre: `file`, or with `portrait_pairs` a pair's two, left to right.
+    public var files: [String] = []
     public var count: Int
     /// The strip's position in pictures, within the playlist (2.5: halfway from item 2 to 3).
     public var position: Double
@@ -48,6 +50,7 @@ public struct ControlStatus: Equatable, Sendable {
     ) {
         self.index = index
         self.file = file
+        self.files = file.map { [$0] } ?? []
         self.count = count
         self.position = position
         self.paused = paused
@@ -66,6 +69,7 @@ public struct ControlStatus: Equatable, Sendable {
         ControlReply.success([
             "index": index.map(JSONValue.int) ?? .null,
             "file": file.map(JSONValue.string) ?? .null,
+            "files": .array(files.map(JSONValue.string)),
             "count": .int(count),
             "position": .double((position * 1000).rounded() / 1000),
             "paused": .bool(paused),
@@ -96,8 +100,11 @@ extension ShowEvent {
     /// not told about (the log has those).
     public var watchLine: JSONObject? {
         switch self {
-        case .pictureCentred(let item, let path):
-            return ["event": "picture", "index": .int(item), "file": .string(Playlist.fileName(of: path))]
+        case .pictureCentred(let item, let path, let partner):
+            return [
+                "event": "picture", "index": .int(item), "file": .string(Playlist.fileName(of: path)),
+                "files": .array(([path] + (partner.map { [$0] } ?? [])).map { .string(Playlist.fileName(of: $0)) }),
+            ]
         case .paused: return ["event": "pause"]
         case .resumed: return ["event": "resume"]
         case .playlistChanged(let count, let added, let removed):

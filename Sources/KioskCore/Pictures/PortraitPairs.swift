@@ -7,8 +7,8 @@
 /// alone, so adding or removing a file changes at most the two slots beside
 /// it and the strip never reshuffles:
 ///
-/// - each file gets a side, left or right, from a fixed hash of its name
-///   (FNV-1a, the same on every machine and every run);
+/// - each file gets a side, left or right, from a fixed hash of its file
+///   name (FNV-1a, the same on every machine and every run);
 /// - items `i` and `i + 1` share a slot when `i` is a left file, `i + 1` a
 ///   right one, and ``PortraitPairs/fit(_:_:slot:spacing:)`` says the pair
 ///   fits: both taller than wide, each kept at least 3/4 of its size alone;
@@ -59,24 +59,45 @@ public struct PortraitPairs: Equatable, Sendable {
     /// not known (a file not yet read pairs with nothing).
     public init(paths: [String], slot: PixelSize, spacing: Int, size: (Int) -> PixelSize?) {
         self.init(count: paths.count) { item in
-            guard Self.side(of: paths[item]) == .left, Self.side(of: paths[item + 1]) == .right,
-                  let left = size(item), let right = size(item + 1) else { return false }
-            return Self.fit(left, right, slot: slot, spacing: spacing) != nil
+            Self.share(
+                (Self.side(of: paths[item]), size(item)), (Self.side(of: paths[item + 1]), size(item + 1)), slot: slot, spacing: spacing)
         }
+    }
+
+    /// The rule for two neighbours, each its side and size (nil: not
+    /// known): they share a slot when the first is a left file, the second
+    /// a right one, and they ``fit(_:_:slot:spacing:)``.
+    public static func share(_ first: (Side, PixelSize?), _ second: (Side, PixelSize?), slot: PixelSize, spacing: Int) -> Bool {
+        guard first.0 == .left, second.0 == .right, let left = first.1, let right = second.1 else { return false }
+        return fit(left, right, slot: slot, spacing: spacing) != nil
     }
 
     /// Which side of a pair a file can take.
     public enum Side: Sendable { case left, right }
 
-    /// A file's side, from the FNV-1a hash of its path's bytes.
+    /// A file's side, from the FNV-1a hash of its file name's bytes (not
+    /// its folder's: a picture folder moved or mounted elsewhere pairs the same).
     public static func side(of path: String) -> Side {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in path.utf8 {
+        let bytes = path.utf8
+        let name = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? bytes.startIndex
+        for byte in bytes[name...] {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
         // The top bit: FNV's low bits follow the last byte too closely ("01.jpg", "02.jpg").
         return hash >> 63 == 0 ? .left : .right
+    }
+
+    /// The first of `stem.ext`, `stem-1.ext`, `stem-2.ext`, ... that takes
+    /// `side`: how a demo or a test names two portraits that should pair.
+    public static func fileName(_ stem: String, ext: String, side: Side) -> String {
+        var attempt = 0
+        while true {
+            let name = attempt == 0 ? "\(stem).\(ext)" : "\(stem)-\(attempt).\(ext)"
+            if Self.side(of: name) == side { return name }
+            attempt += 1
+        }
     }
 
     /// The sizes two pictures are drawn at when they share a slot: the same
@@ -87,16 +108,22 @@ public struct PortraitPairs: Equatable, Sendable {
     public static func fit(_ left: PixelSize, _ right: PixelSize, slot: PixelSize, spacing: Int) -> (PixelSize, PixelSize)? {
         guard left.height > left.width, right.height > right.width, slot.width > slot.height,
               left.width > 0, right.width > 0, slot.width > spacing else { return nil }
-        // Heights equal: widths are aspect x height; together they take (slot width - spacing) at most.
-        let leftAspect = Double(left.width) / Double(left.height), rightAspect = Double(right.width) / Double(right.height)
-        let height = max(1, Int(min(Double(slot.height), Double(slot.width - spacing) / (leftAspect + rightAspect)).rounded(.down)))
-        let sizes = [leftAspect, rightAspect].map { aspect in
-            PixelSize(width: max(1, Int((aspect * Double(height)).rounded(.down))), height: height)
-        }
-        for (size, original) in zip(sizes, [left, right]) {
+        let sizes = sideBySide(left, right, slot: slot, spacing: spacing)
+        for (size, original) in [(sizes.0, left), (sizes.1, right)] {
             let alone = aspectFitSize(of: original, in: slot)
             guard 4 * size.height >= 3 * alone.height else { return nil }
         }
-        return (sizes[0], sizes[1])
+        return sizes
+    }
+
+    /// Two pictures at the same height side by side, `spacing` apart, as
+    /// large as `slot` allows (the sizes a pair is drawn at).
+    public static func sideBySide(_ left: PixelSize, _ right: PixelSize, slot: PixelSize, spacing: Int) -> (PixelSize, PixelSize) {
+        // Heights equal: widths are aspect x height; together they take (slot width - spacing) at most.
+        let leftAspect = Double(max(1, left.width)) / Double(max(1, left.height))
+        let rightAspect = Double(max(1, right.width)) / Double(max(1, right.height))
+        let height = max(1, Int(min(Double(slot.height), Double(max(1, slot.width - spacing)) / (leftAspect + rightAspect)).rounded(.down)))
+        func sized(_ aspect: Double) -> PixelSize { PixelSize(width: max(1, Int((aspect * Double(height)).rounded(.down))), height: height) }
+        return (sized(leftAspect), sized(rightAspect))
     }
 }

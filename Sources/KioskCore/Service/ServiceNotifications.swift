@@ -42,7 +42,7 @@ public struct ServiceNotifications: Sendable {
             guard !isReady else { return "STATUS=\(status)" }
             isReady = true
             return "READY=1\nSTATUS=\(status)"
-        case .pictureCentred(_, let file):
+        case .pictureCentred(_, let file, _):
             let status = Self.showing(file, count: pictureCount)
             lastPictureStatus = status
             return isReady ? "STATUS=\(status)" : nil

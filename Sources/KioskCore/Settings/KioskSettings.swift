@@ -20,6 +20,10 @@ public struct LayoutSettings: Hashable, Sendable {
     /// centre (`align = "inner"`, the default: a portrait neighbour peeks
     /// in, README "Portrait neighbours" says why) or centred, the seed's rule.
     public var alignment: PictureAlignment = .inner
+    /// Two consecutive portrait photos share one slot, side by side with
+    /// ``spacing`` between them (`portrait_pairs`, ``PortraitPairs`` says
+    /// which). Off by default: a playlist's slots stay one file each.
+    public var portraitPairs = false
 
     public init() {}
 }
@@ -211,7 +215,7 @@ public struct KioskSettings: Hashable, Sendable {
 
     /// The settings a config file may contain.
     public static let names = [
-        "images", "image_width", "visible", "spacing", "slot_height", "background", "align", "device", "connector", "mode", "rotation",
+        "images", "image_width", "visible", "spacing", "slot_height", "background", "align", "portrait_pairs", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
         "input", "grab", "tap_zones", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
         "display_schedule", "cec", "state_dir",
@@ -262,6 +266,8 @@ public struct KioskSettings: Hashable, Sendable {
                     reason: "expected \"auto\", a size like \"1920x1080\" or a size and rate like \"1920x1080@60\"")
             }
             display.mode = mode
+        case "portrait_pairs":
+            layout.portraitPairs = try Self.boolean(name, value)
         case "exif_rotate":
             exifRotate = try Self.boolean(name, value)
         case "grab":

@@ -13,6 +13,7 @@ extension KioskSettings {
         case "slot_height": return layout.slotHeight.map(Self.written)
         case "background": return .string("\(layout.background)")
         case "align": return .string(layout.alignment.rawValue)
+        case "portrait_pairs": return .boolean(layout.portraitPairs)
         case "device": return .string(display.device ?? "auto")
         case "connector": return .string(display.connector ?? "auto")
         case "mode": return .string("\(display.mode)")

@@ -27,8 +27,9 @@ public enum ShowEvent: Equatable, Sendable {
     /// is up. `centred` is the playlist item in the centre and `file` its
     /// path, nil when the playlist is empty.
     case ready(pictureCount: Int, centred: Int?, file: String?)
-    /// The strip came to rest with `file` (item `item`) in the centre.
-    case pictureCentred(item: Int, file: String)
+    /// The strip came to rest with `file` (item `item`) in the centre; with
+    /// `portrait_pairs`, the left one of a pair whose right one is `pairedWith`.
+    case pictureCentred(item: Int, file: String, pairedWith: String? = nil)
     /// A file could not be shown and left the playlist.
     case pictureRefused(file: String, reason: String)
     /// An animated picture broke after its first frame: it stays on the frame it shows.
