@@ -96,6 +96,33 @@ public enum JPEGCodec {
         return RasterImage(size: size, pixels: pixels)
     }
 
+    /// The stored pixels `rect` of a JPEG as a smaller JPEG, cut without
+    /// decoding (`tjTransform` with `TJXOPT_CROP`, lossless): the cut
+    /// starts on the whole MCU at or before `rect`'s corner, so the result
+    /// holds `rect` from `origin`. Extra markers (EXIF) are left out.
+    public static func crop(_ jpeg: [UInt8], path: String, to rect: PixelRect) throws(ImageFileError) -> (jpeg: [UInt8], origin: (x: Int, y: Int)) {
+        guard let raw = tjInitTransform() else { throw ImageFileError(path: path, reason: .corrupt("tjInitTransform failed")) }
+        defer { tjDestroy(raw) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
+        guard tjDecompressHeader3(raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colourspace) == 0, (0..<Int32(TJ_NUMSAMP)).contains(subsampling) else {
+            throw ImageFileError(path: path, reason: .corrupt(String(cString: tjGetErrorStr2(raw))))
+        }
+        let mcuWidth = withUnsafeBytes(of: tjMCUWidth) { Int($0.load(fromByteOffset: Int(subsampling) * 4, as: Int32.self)) }
+        let mcuHeight = withUnsafeBytes(of: tjMCUHeight) { Int($0.load(fromByteOffset: Int(subsampling) * 4, as: Int32.self)) }
+        let x = rect.x / mcuWidth * mcuWidth, y = rect.y / mcuHeight * mcuHeight
+        var transform = tjtransform()
+        transform.r = tjregion(
+            x: Int32(x), y: Int32(y), w: Int32(min(Int(width) - x, rect.x + rect.width - x)), h: Int32(min(Int(height) - y, rect.y + rect.height - y)))
+        transform.op = Int32(TJXOP_NONE.rawValue)
+        transform.options = TJXOPT_CROP | TJXOPT_COPYNONE
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var length: UInt = 0
+        let status = tjTransform(raw, jpeg, UInt(jpeg.count), 1, &output, &length, &transform, 0)
+        defer { if let output { tjFree(output) } }
+        guard status == 0, let output else { throw ImageFileError(path: path, reason: .corrupt(String(cString: tjGetErrorStr2(raw)))) }
+        return (Array(UnsafeBufferPointer(start: output, count: Int(length))), (rect.x - x, rect.y - y))
+    }
+
     /// CMYK JPEGs store inverted inks (Adobe's convention, which libjpeg-turbo
     /// follows): each byte is 255 minus the ink, so red = C * K / 255.
     static func convertInvertedCMYKToXRGB(_ pixels: inout [UInt32]) {

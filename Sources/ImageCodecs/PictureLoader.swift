@@ -92,6 +92,66 @@ public struct PictureLoader: Sendable, Equatable {
         }
     }
 
+    /// The part `region` of the picture at `path` (each side a fraction of
+    /// its upright width or height), resampled to `size`: what a zoomed
+    /// picture shows sharp.
+    ///
+    /// A JPEG is cut to the region before decoding (``JPEGCodec/crop(_:path:to:)``,
+    /// lossless, in its stored orientation), then decoded at the smallest
+    /// DCT scale still at least `size`: only about the region at screen
+    /// resolution is ever in memory, never the whole photo zoomed. PNGs
+    /// and GIFs are decoded whole, reduced as they are when fitted, then cut.
+    public func loadRegion(_ path: String, region: PictureRegion, at size: PixelSize) throws(ImageFileError) -> RasterImage {
+        var bytes = try readWholeFile(path, limit: maximumFileBytes)
+        guard !bytes.isEmpty else { throw ImageFileError(path: path, reason: .empty) }
+        switch PictureFormat(sniffing: bytes) {
+        case .jpeg:
+            let stored = try JPEGCodec.size(of: bytes, path: path)
+            let orientation = exifRotate ? EXIFOrientation.read(bytes) : .upright
+            let wanted = region.pixels(of: orientation.uprightSize(of: stored))
+            let cut = orientation.storedRect(forUpright: wanted, stored: stored)
+            let (jpeg, origin) = try JPEGCodec.crop(bytes, path: path, to: cut)
+            bytes = []
+            // The cut holds `cut` from `origin`; decoded at a DCT scale at
+            // least `size` over the region (in stored orientation), then cut exactly.
+            let cropped = try JPEGCodec.size(of: jpeg, path: path)
+            let uprightTarget = orientation.uprightSize(of: size)
+            let storedTarget = orientation.swapsSides ? PixelSize(width: uprightTarget.height, height: uprightTarget.width) : size
+            let minimum = PixelSize(
+                width: (storedTarget.width * cropped.width + cut.width - 1) / cut.width,
+                height: (storedTarget.height * cropped.height + cut.height - 1) / cut.height)
+            let decoded = try JPEGCodec.decode(jpeg, path: path, minimumSize: minimum, maximumPixels: maximumScaledJPEGPixels)
+            let exact = PictureRegion(
+                left: Double(origin.x) / Double(cropped.width), top: Double(origin.y) / Double(cropped.height),
+                right: Double(origin.x + cut.width) / Double(cropped.width), bottom: Double(origin.y + cut.height) / Double(cropped.height))
+            return resample(upright(crop(decoded, exact.pixels(of: decoded.size)), orientation), to: size)
+        case .png:
+            let full = try PNGCodec.size(of: bytes, path: path)
+            let wanted = region.pixels(of: full)
+            let minimum = PixelSize(
+                width: (size.width * full.width + wanted.width - 1) / wanted.width, height: (size.height * full.height + wanted.height - 1) / wanted.height)
+            let decoded = try PNGCodec.decode(bytes, path: path, background: background, minimumSize: minimum, maximumPixels: maximumPNGPixels)
+            bytes = []
+            return resample(crop(decoded, region.pixels(of: decoded.size)), to: size)
+        case .gif:
+            let decoded = try GIFAnimation(bytes: bytes, path: path, background: background, fittedTo: nil, maximumPixels: maximumGIFPixels).decodeNext()
+            return resample(crop(decoded, region.pixels(of: decoded.size)), to: size)
+        case nil:
+            throw ImageFileError(path: path, reason: .notAnImage)
+        }
+    }
+
+    /// The pixels `rect` of `image`.
+    private func crop(_ image: RasterImage, _ rect: PixelRect) -> RasterImage {
+        var pixels: [UInt32] = []
+        pixels.reserveCapacity(rect.width * rect.height)
+        for row in rect.y..<(rect.y + rect.height) {
+            let start = row * image.width + rect.x
+            pixels += image.pixels[start..<(start + rect.width)]
+        }
+        return RasterImage(size: rect.size, pixels: pixels)
+    }
+
     /// Opens the GIF at `path` to play it fitted to `slot`.
     public func openAnimation(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> GIFAnimation {
         try GIFAnimation(path: path, background: background, fittedTo: slot, maximumPixels: maximumGIFPixels, maximumFileBytes: maximumFileBytes)

@@ -17,7 +17,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, GIFOnly.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, GIFOnly.self, ZoomOnly.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -53,6 +53,7 @@ struct Figures: ParsableCommand {
 
     func run() throws {
         try decodeFigures(rounds: rounds)
+        try zoomFigures(folder: folder, rounds: rounds)
         composeFigures(rounds: rounds * 5)
         try gifFigures(folder: folder, rounds: rounds)
         fflush(nil)
@@ -81,6 +82,14 @@ struct GIFOnly: ParsableCommand {
         let status = waitForExit(spawnSelf(["cycle", dir, "--steps", "\(pictures)", "--animated", try generateAnimatedGIF(in: folder)]))
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+struct ZoomOnly: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "zoom", abstract: "Print zoom_region_decode_ms.")
+    @Option var folder = ".build/bench-pictures"
+    @Option var rounds = 9
+
+    func run() throws { try zoomFigures(folder: folder, rounds: rounds) }
 }
 
 struct Cycle: ParsableCommand {
@@ -351,6 +360,26 @@ func decodeFigures(rounds: Int) throws {
         print("decode_24mp_to_slot_ms\(name) \(format(median(pipeline))) ms")
         print("bare_tjdecompress2_ms\(name) \(format(median(bare))) ms")
     }
+}
+
+/// `zoom_region_decode_ms`: the worker's part of a pinch's sharp picture
+/// (`zoom_sharp_ms`, once the show draws it): a 24 Mpx photo in a
+/// 1344x1080 slot zoomed 2x about its middle, its visible region cut from
+/// the file, decoded and resampled to the window, the median of `rounds`.
+func zoomFigures(folder: String, rounds: Int) throws {
+    mkdir(folder, 0o755)
+    let path = folder + "/zoom-24mp-v1.jpg"
+    if access(path, F_OK) != 0 { try writeWholeFile(path, bytes: JPEGCodec.encode(GeneratedPictures.photo(photoSize), quality: 90)) }
+    let window = slot
+    let limits = PictureZoom.Limits(fitted: aspectFitSize(of: photoSize, in: window), original: photoSize, maximumZoom: 2)
+    let view = PictureZoom.focused(on: (0.5, 0.5), scale: 2, limits: limits).view(in: window, limits: limits)
+    let loader = PictureLoader(background: .black)
+    let times = try (0..<rounds).map { _ in try time { _ = try loader.loadRegion(path, region: view.region, at: view.onScreen.size) } }
+    print("zoom_region_decode_ms \(format(median(times))) ms (\(view.region.pixels(of: photoSize).size) of the photo to \(view.onScreen.size))")
+    // How that splits: the lossless cut (tjTransform reads every block of the file) and the rest.
+    let bytes = try readWholeFile(path, limit: 1 << 28)
+    let cuts = try (0..<rounds).map { _ in try time { _ = try JPEGCodec.crop(bytes, path: path, to: view.region.pixels(of: photoSize)) } }
+    print("zoom_region_cut_ms \(format(median(cuts))) ms of that: the lossless cut of the file to the region")
 }
 
 /// Only `tjDecompress2` at `factor` into a buffer allocated beforehand.

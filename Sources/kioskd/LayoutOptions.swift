@@ -29,6 +29,9 @@ struct LayoutOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Two consecutive portrait photos share one slot, side by side (portrait_pairs). Default off.")
     var portraitPairs: Bool?
 
+    @Option(help: ArgumentHelp("How far a pinch zooms the centred picture, 1 to 8 (never past the photo's own pixels). Default 2.", valueName: "z"))
+    var maxZoom: String?
+
     @Option(help: ArgumentHelp("Turn the picture clockwise for a screen mounted on its side: 0, 90, 180 or 270.", valueName: "r"))
     var rotation: String?
 
@@ -46,7 +49,7 @@ struct LayoutOptions: ParsableArguments {
         let flags: [(String, String?)] = [
             ("images", images), ("image_width", imageWidth), ("visible", visible), ("spacing", spacing),
             ("slot_height", slotHeight), ("background", background), ("align", align), ("rotation", rotation),
-            ("portrait_pairs", portraitPairs.map { String($0) }),
+            ("portrait_pairs", portraitPairs.map { String($0) }), ("max_zoom", maxZoom),
         ] + extra
         return try loadExplainedSettings(configPath: config, flags: flags.compactMap { name, value in value.map { (name, $0) } })
     }

@@ -31,7 +31,22 @@ struct Snapshot: ParsableCommand {
         valueName: "n"))
     var frame: Int = 0
 
+    @Option(help: ArgumentHelp("The centred picture zoomed by z (1 to --max-zoom, and never past the photo's own pixels), sharp.", valueName: "z"))
+    var zoom: Double = 1
+
+    @Option(help: ArgumentHelp("With --zoom: the point of the picture put in the middle, each 0 to 1 of its width and height. Default 0.5,0.5.", valueName: "x,y"))
+    var focus: String = "0.5,0.5"
+
+    /// `--focus` as two numbers in 0...1.
+    var focusPoint: (x: Double, y: Double)? {
+        let parts = focus.split(separator: ",").map { Double(String($0.filter { $0 != " " })) }
+        guard parts.count == 2, let x = parts[0], let y = parts[1], (0...1).contains(x), (0...1).contains(y) else { return nil }
+        return (x, y)
+    }
+
     func validate() throws {
+        guard zoom.isFinite, zoom >= 1 else { throw ValidationError("--zoom must be 1 or more (got \(zoom))") }
+        guard focusPoint != nil else { throw ValidationError("--focus must be two numbers from 0 to 1, e.g. 0.5,0.5 (got \"\(focus)\")") }
         guard PixelSize(parsing: size) != nil else {
             throw ValidationError("--size must be WIDTHxHEIGHT with both above zero, e.g. 1920x1080 (got \"\(size)\")")
         }
@@ -48,6 +63,8 @@ struct Snapshot: ParsableCommand {
             var snapshot = SnapshotJob(settings: try layout.settings(), screen: PixelSize(parsing: size)!,
                                        position: position ?? Double(index), frame: frame)
             if position == nil { snapshot.centredItem = index }
+            snapshot.zoom = zoom
+            snapshot.focus = focusPoint!
             job = snapshot
             result = try job.run()
         } catch {

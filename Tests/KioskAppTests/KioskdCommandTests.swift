@@ -115,6 +115,27 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(try middle(["--no-portrait-pairs", "--index", "1"]).pixel == blue)
     }
 
+    /// `--zoom` and `--focus` change the picture; bad values exit 1 saying what is expected.
+    @Test func snapshotZoomFlags() throws {
+        func run(_ flags: [String]) throws -> (status: Int32, stderr: String, frame: RasterImage?) {
+            let out = NSTemporaryDirectory() + "kioskd-cli-" + UUID().uuidString + ".png"
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try kioskd(["snapshot", "--images", demoImages, "--size", "640x360", "--out", out] + flags)
+            let frame = run.status == 0 ? try PNGCodec.decode(try readWholeFile(out, limit: 1 << 24), path: out, background: .black, maximumPixels: 1 << 22) : nil
+            return (run.status, run.stderr, frame)
+        }
+        let plain = try run([]).frame
+        let zoomed = try run(["--zoom", "2", "--focus", "0.3,0.6"])
+        #expect(zoomed.status == 0 && zoomed.frame != nil && zoomed.frame != plain, "\(zoomed.stderr)")
+        #expect(try run(["--zoom", "2", "--max-zoom", "1"]).frame == plain)
+        let low = try run(["--zoom", "0.5"])
+        #expect(low.status != 0 && low.stderr.contains("--zoom must be 1 or more"), "\(low.stderr)")
+        let focus = try run(["--zoom", "2", "--focus", "1.5,0"])
+        #expect(focus.status != 0 && focus.stderr.contains("--focus must be two numbers from 0 to 1"), "\(focus.stderr)")
+        let maximum = try run(["--max-zoom", "9"])
+        #expect(maximum.status == 1 && maximum.stderr.contains("max_zoom"), "\(maximum.stderr)")
+    }
+
     @Test func anInvalidSlotWidthExitsOneNamingTheSetting() throws {
         let run = try kioskd(["snapshot", "--images", demoImages, "--size", "1920x1080", "--out", "/tmp/never.png",
                               "--image-width", "2000"])

@@ -158,3 +158,56 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         #expect(none?.description.contains("--images") == true)
     }
 }
+
+/// `kioskd snapshot --zoom Z --focus X,Y`: the centred picture zoomed, its
+/// region decoded again from the file, sharp.
+@Suite struct ZoomSnapshotTests {
+    /// Ramps across and down with 16 px squares: a zoom that is a blurred
+    /// scale-up of the fitted picture, or the wrong region, differs from it.
+    private func photo() -> RasterImage {
+        var image = RasterImage(size: PixelSize(width: 800, height: 600), filledWith: .black)
+        for y in 0..<600 {
+            for x in 0..<800 { image[x, y] = UInt32(x * 255 / 800) << 16 | UInt32(y * 255 / 600) << 8 | UInt32(((x / 16 + y / 16) % 2) * 180) }
+        }
+        return image
+    }
+
+    private func cut(_ image: RasterImage, _ rect: PixelRect) -> RasterImage {
+        RasterImage(size: rect.size, pixels: (rect.y..<(rect.y + rect.height)).flatMap { row in
+            image.pixels[(row * image.width + rect.x)..<(row * image.width + rect.x + rect.width)]
+        })
+    }
+
+    /// At 480x270 the slot is 336x270 at x = 72 and the photo fits it at
+    /// 336x252. Zoomed 2x it would be 672x504: the window shows a quarter
+    /// of it, which is the original's region cut and resampled to the window.
+    @Test func aZoomedPictureIsTheOriginalsRegionResampled() throws {
+        let original = photo()
+        let folder = try PictureFolder([("a.png", try PNGCodec.encode(original)), ("b.png", try flatPNG(green))])
+        func frame(zoom: Double, focus: (x: Double, y: Double) = (0.5, 0.5), maxZoom: Double = 2) throws -> SnapshotJob.Result {
+            var settings = pictureSettings(folder)
+            settings.input.maxZoom = maxZoom
+            var job = SnapshotJob(settings: settings, screen: PixelSize(width: 480, height: 270), position: 0)
+            job.zoom = zoom
+            job.focus = focus
+            return try job.run()
+        }
+        for focus in [(x: 0.5, y: 0.5), (x: 0.2, y: 0.7)] {
+            let zoomed = try frame(zoom: 2, focus: focus)
+            #expect(zoomed.log.isEmpty)
+            let limits = PictureZoom.Limits(fitted: PixelSize(width: 336, height: 252), original: original.size, maximumZoom: 2)
+            let view = PictureZoom.focused(on: focus, scale: 2, limits: limits).view(in: PixelSize(width: 336, height: 270), limits: limits)
+            #expect(view.onScreen == PixelRect(x: 0, y: 0, width: 336, height: 270))
+            let expected = resample(cut(original, view.region.pixels(of: original.size)), to: view.onScreen.size)
+            let window = cut(zoomed.frame, PixelRect(x: 72, y: 0, width: 336, height: 270))
+            #expect(window == expected, "focus \(focus)")
+            // The neighbours are as they were: green peeks in on the right.
+            #expect(zoomed.frame[470, 135] == green)
+        }
+        // Past max_zoom it is max_zoom; 1x is the plain snapshot.
+        #expect(try frame(zoom: 4).frame == (try frame(zoom: 2)).frame)
+        #expect(try frame(zoom: 1.5, maxZoom: 1).frame == (try frame(zoom: 1)).frame)
+        #expect(try frame(zoom: 2).frame != (try frame(zoom: 1)).frame)
+    }
+}
+

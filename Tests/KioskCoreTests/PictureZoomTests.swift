@@ -94,4 +94,28 @@ import Testing
             #expect(settled.scale >= 1 && (settled.scale > 1 || settled == .fit))
         }
     }
+
+    /// A 4:3 photo fitted 1344x1008 in a 1344x1080 slot, zoomed 2x about
+    /// its middle: shown 2688x2016, it covers the whole window, which shows
+    /// x 0.25...0.75 and y (1008 - 540) / 2016 = 0.2321...0.7679 of it.
+    /// Focused on its top left corner, the pan stops at the edges: the
+    /// corner stays where it was at 1x, (0, 36), and the window shows the
+    /// top left half across and (1080 - 36) / 2016 = 0.5179 down.
+    @Test func aFocusedZoomShowsTheRegionAroundTheFocus() {
+        let limits = PictureZoom.Limits(
+            fitted: PixelSize(width: 1344, height: 1008), original: PixelSize(width: 6000, height: 4500), maximumZoom: 2)
+        let window = PixelSize(width: 1344, height: 1080)
+        let middle = PictureZoom.focused(on: (0.5, 0.5), scale: 2, limits: limits).view(in: window, limits: limits)
+        #expect(middle.onScreen == PixelRect(x: 0, y: 0, width: 1344, height: 1080))
+        #expect(middle.region.left == 0.25 && middle.region.right == 0.75)
+        #expect(abs(middle.region.top - 468.0 / 2016) < 1e-12 && abs(middle.region.bottom - 1548.0 / 2016) < 1e-12)
+        let corner = PictureZoom.focused(on: (0, 0), scale: 2, limits: limits).view(in: window, limits: limits)
+        #expect(corner.onScreen == PixelRect(x: 0, y: 36, width: 1344, height: 1044))
+        #expect(corner.region.left == 0 && corner.region.top == 0 && corner.region.right == 0.5)
+        #expect(abs(corner.region.bottom - 1044.0 / 2016) < 1e-12)
+        // Past max_zoom it stops at max_zoom; at 1x the view is the fitted picture.
+        #expect(PictureZoom.focused(on: (0.5, 0.5), scale: 5, limits: limits).scale == 2)
+        let fit = PictureZoom.focused(on: (0.9, 0.1), scale: 1, limits: limits).view(in: window, limits: limits)
+        #expect(fit.onScreen == PixelRect(x: 0, y: 36, width: 1344, height: 1008) && fit.region == .whole)
+    }
 }

@@ -19,6 +19,12 @@ public struct SnapshotJob: Sendable {
     /// (any integer; it wraps): ``position`` itself with one file per slot,
     /// the slot of its pair with `portrait_pairs`.
     public var centredItem: Int?
+    /// The centred picture zoomed (`--zoom`, from 1 to `max_zoom`), with
+    /// its point ``focus`` (each 0...1 of its width and height) in the
+    /// middle of its slot as far as its edges allow. The zoomed part is
+    /// decoded again from the file at the screen's resolution, as the show does.
+    public var zoom = 1.0
+    public var focus = (x: 0.5, y: 0.5)
 
     public init(settings: KioskSettings, screen: PixelSize, position: Double, frame: Int = 0) {
         self.settings = settings
@@ -70,6 +76,7 @@ public struct SnapshotJob: Sendable {
                 }
             }
         }
+        if zoom > 1, let (unit, view) = zoomedView(pictures, assembly: assembly, at: position, log: &log) { frames[unit] = view }
         var image = RasterImage(size: screen, filledWith: settings.layout.background)
         var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         image.withSurface { surface in
@@ -78,5 +85,30 @@ public struct SnapshotJob: Sendable {
             }
         }
         return Result(frame: image, log: log, playlist: pictures.playlist.files, position: position)
+    }
+
+    /// The centred slot's picture zoomed: a picture of the slot's size,
+    /// the sharp region where the zoomed photo covers it, the background elsewhere.
+    private func zoomedView(_ pictures: DecodedPictures, assembly: ShowAssembly, at position: Double, log: inout [String]) -> (Int, RasterImage)? {
+        let slot = Int(position.rounded())
+        guard let unit = pictures.index.item(forSlot: slot), let fitted = pictures.picture(unit) else { return nil }
+        let items = pictures.items(ofUnit: unit)
+        guard items.count == 1 else {
+            log.append("--zoom: the centred slot is a pair of portraits, which does not zoom")
+            return nil
+        }
+        let path = pictures.playlist[items[0]]
+        let loader = assembly.recipe.loader
+        do {
+            let limits = PictureZoom.Limits(fitted: fitted.size, original: try loader.uprightSize(of: path), maximumZoom: settings.input.maxZoom)
+            let window = assembly.layout.geometry.slotSize
+            let view = PictureZoom.focused(on: focus, scale: zoom, limits: limits).view(in: window, limits: limits)
+            var zoomed = RasterImage(size: window, filledWith: settings.layout.background)
+            zoomed.place(try loader.loadRegion(path, region: view.region, at: view.onScreen.size), x: view.onScreen.x, y: view.onScreen.y)
+            return (unit, zoomed)
+        } catch {
+            log.append("--zoom: \(error): showing it unzoomed")
+            return nil
+        }
     }
 }

@@ -88,6 +88,32 @@ public struct PictureZoom: Equatable, Sendable {
         return PictureZoom(scale: scale, offsetX: min(reachX, max(-reachX, offsetX)), offsetY: min(reachY, max(-reachY, offsetY)))
     }
 
+    /// Zoomed by `scale` with the picture's point `focus` (each 0...1
+    /// across its width and down its height) in the middle of its window,
+    /// as far as the picture's edges allow (`kioskd snapshot --zoom --focus`).
+    public static func focused(on focus: (x: Double, y: Double), scale: Double, limits: Limits) -> PictureZoom {
+        let scale = min(limits.maximumScale, max(1, scale))
+        return PictureZoom(
+            scale: scale, offsetX: (0.5 - focus.x) * scale * limits.fittedWidth, offsetY: (0.5 - focus.y) * scale * limits.fittedHeight
+        ).clamped(limits)
+    }
+
+    /// The zoomed picture seen through `window` (its slot, the picture at
+    /// 1x centred in it): the whole pixels of the window it covers, and
+    /// the part of the picture those show (what is decoded again, sharp,
+    /// at that size).
+    public func view(in window: PixelSize, limits: Limits) -> (onScreen: PixelRect, region: PictureRegion) {
+        func span(_ offset: Double, _ fitted: Double, _ length: Int) -> (first: Int, end: Int, low: Double, high: Double) {
+            let extent = scale * fitted
+            let start = Double(length) / 2 + offset - extent / 2
+            let first = max(0, Int(start.rounded())), end = max(first + 1, min(length, Int((start + extent).rounded())))
+            return (first, end, max(0, (Double(first) - start) / extent), min(1, (Double(end) - start) / extent))
+        }
+        let x = span(offsetX, limits.fittedWidth, window.width), y = span(offsetY, limits.fittedHeight, window.height)
+        return (PixelRect(x: x.first, y: y.first, width: x.end - x.first, height: y.end - y.first),
+                PictureRegion(left: x.low, top: y.low, right: x.high, bottom: y.high))
+    }
+
     /// The part of the picture on screen, each side in 0...1 of the
     /// picture's width or height (what the worker decodes again, sharp).
     /// `visibleWidth`, `visibleHeight`: the window the zoomed picture is

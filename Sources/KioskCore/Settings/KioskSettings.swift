@@ -141,6 +141,9 @@ public struct InputSettings: Hashable, Sendable {
     /// Keys on top of the defaults, by their kernel names (`KEY_F5 = "next"`);
     /// the daemon checks the names against libevdev's when it starts.
     public var keys: [String: KeyAction] = [:]
+    /// How far a pinch zooms the centred picture (`max_zoom`): 2 is twice
+    /// its fitted size; never past the photo's own pixels one to one.
+    public var maxZoom = 2.0
 
     public init() {}
 
@@ -217,7 +220,7 @@ public struct KioskSettings: Hashable, Sendable {
     public static let names = [
         "images", "image_width", "visible", "spacing", "slot_height", "background", "align", "portrait_pairs", "device", "connector", "mode", "rotation",
         "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
-        "input", "grab", "tap_zones", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
+        "input", "grab", "tap_zones", "max_zoom", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
         "display_schedule", "cec", "state_dir",
     ]
 
@@ -283,6 +286,11 @@ public struct KioskSettings: Hashable, Sendable {
             folder.order = order
         case "rescan_interval":
             folder.rescanInterval = try Self.seconds(name, value, range: 1...86_400)
+        case "max_zoom":
+            guard let zoom = value.number, zoom.isFinite, zoom >= 1, zoom <= 8 else {
+                throw SettingError(setting: name, value: value.written, reason: "expected how far a pinch zooms, from 1 (no zoom) to 8, e.g. 2")
+            }
+            input.maxZoom = zoom
         case "resume_after":
             motion.resumeAfter = try Self.seconds(name, value, range: 0...86_400)
         case "input":

@@ -32,6 +32,7 @@ extension KioskSettings {
             return devices.isEmpty ? .string("none") : .list(devices.map(SettingValue.string))
         case "grab": return .boolean(input.grab)
         case "tap_zones": return .boolean(input.tapZones)
+        case "max_zoom": return .float(input.maxZoom)
         case "resume_after": return .float(motion.resumeAfter)
         case "calibration": return .list(input.calibration.map(SettingValue.float))
         case "keys": return .table(input.keys.mapValues { .string($0.rawValue) })
