@@ -260,7 +260,7 @@ struct VMDisplayTests {
         let screenshot = try PNGCodec.decode(try readWholeFile(path, limit: 1 << 26), path: path, background: .black, maximumPixels: 1 << 24)
         expectSamePixels(screenshot, screen)
         let status = try String(contentsOfFile: results("virtio-gpu/control-status.json"), encoding: .utf8)
-        #expect(status.hasPrefix(#"{"ok":true,"index":2,"file":"03.jpg","count":8,"#), "\(status)")
+        #expect(status.hasPrefix(#"{"ok":true,"index":2,"file":"03.jpg","files":["03.jpg"],"count":8,"#), "\(status)")
         #expect(status.contains(#""display":{"driver":"virtio_gpu","device":"/dev/dri/card0","connector":"Virtual-1","mode":"1280x800@"#), "\(status)")
         #expect(try exitOf("virtio-gpu/control.exit").status == 0)
         #expect(try String(contentsOfFile: results("virtio-gpu/control-socket"), encoding: .utf8) == "removed\n")
