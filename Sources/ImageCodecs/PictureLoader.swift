@@ -124,7 +124,7 @@ public struct PictureLoader: Sendable, Equatable {
             let exact = PictureRegion(
                 left: Double(origin.x) / Double(cropped.width), top: Double(origin.y) / Double(cropped.height),
                 right: Double(origin.x + cut.width) / Double(cropped.width), bottom: Double(origin.y + cut.height) / Double(cropped.height))
-            return resample(upright(crop(decoded, exact.pixels(of: decoded.size)), orientation), to: size)
+            return resample(upright(decoded.cropped(to: exact.pixels(of: decoded.size)), orientation), to: size)
         case .png:
             let full = try PNGCodec.size(of: bytes, path: path)
             let wanted = region.pixels(of: full)
@@ -132,24 +132,13 @@ public struct PictureLoader: Sendable, Equatable {
                 width: (size.width * full.width + wanted.width - 1) / wanted.width, height: (size.height * full.height + wanted.height - 1) / wanted.height)
             let decoded = try PNGCodec.decode(bytes, path: path, background: background, minimumSize: minimum, maximumPixels: maximumPNGPixels)
             bytes = []
-            return resample(crop(decoded, region.pixels(of: decoded.size)), to: size)
+            return resample(decoded.cropped(to: region.pixels(of: decoded.size)), to: size)
         case .gif:
             let decoded = try GIFAnimation(bytes: bytes, path: path, background: background, fittedTo: nil, maximumPixels: maximumGIFPixels).decodeNext()
-            return resample(crop(decoded, region.pixels(of: decoded.size)), to: size)
+            return resample(decoded.cropped(to: region.pixels(of: decoded.size)), to: size)
         case nil:
             throw ImageFileError(path: path, reason: .notAnImage)
         }
-    }
-
-    /// The pixels `rect` of `image`.
-    private func crop(_ image: RasterImage, _ rect: PixelRect) -> RasterImage {
-        var pixels: [UInt32] = []
-        pixels.reserveCapacity(rect.width * rect.height)
-        for row in rect.y..<(rect.y + rect.height) {
-            let start = row * image.width + rect.x
-            pixels += image.pixels[start..<(start + rect.width)]
-        }
-        return RasterImage(size: rect.size, pixels: pixels)
     }
 
     /// Opens the GIF at `path` to play it fitted to `slot`.

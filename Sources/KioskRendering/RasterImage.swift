@@ -56,6 +56,19 @@ public struct RasterImage: Sendable, Equatable {
         }
     }
 
+    /// The pixels `rect` of the picture (which must hold it).
+    public func cropped(to rect: PixelRect) -> RasterImage {
+        precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= width && rect.y + rect.height <= height, "\(rect) is not inside \(size)")
+        if rect.x == 0 && rect.y == 0 && rect.size == size { return self }
+        var cut: [UInt32] = []
+        cut.reserveCapacity(rect.width * rect.height)
+        for row in rect.y..<(rect.y + rect.height) {
+            let start = row * width + rect.x
+            cut += pixels[start..<(start + rect.width)]
+        }
+        return RasterImage(size: rect.size, pixels: cut)
+    }
+
     /// Lends the pixels as a ``PixelSurface`` to draw into.
     public mutating func withSurface<R>(_ body: (PixelSurface) throws -> R) rethrows -> R {
         let size = self.size

@@ -112,7 +112,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
     func collect(_ worker: DecodeWorker, _ count: Int) -> [String] {
         var paths: [String] = []
         while paths.count < count, worker.waitForFinished(milliseconds: 10_000) {
-            for case .decoded(let path, _, _) in worker.takeFinished() { paths.append(path) }
+            for case .decoded(let path, _, _, _) in worker.takeFinished() { paths.append(path) }
         }
         return paths
     }
@@ -207,7 +207,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         worker.measure(paths)
         var outcomes: [DecodeOutcome] = []
         while outcomes.count < 2, worker.waitForFinished(milliseconds: 10_000) { outcomes += worker.takeFinished() }
-        guard outcomes.count == 2, case .decoded(let key, let picture, nil) = outcomes[0], case .measured(let sizes) = outcomes[1] else {
+        guard outcomes.count == 2, case .decoded(let key, let picture, nil, _) = outcomes[0], case .measured(let sizes) = outcomes[1] else {
             Issue.record("expected a picture, then the sizes: \(outcomes.map(\.files))")
             return
         }

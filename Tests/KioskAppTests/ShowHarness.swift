@@ -55,6 +55,14 @@ final class InlineDecoder: PictureDecoder {
         finished.append(recipe.measure(paths))
     }
 
+    /// Zoomed regions asked for, each decoded at once.
+    private(set) var zoomRequests: [ZoomRegion?] = []
+
+    func zoom(_ region: ZoomRegion?) {
+        zoomRequests.append(region)
+        if let region { finished.append(recipe.outcome(of: region)) }
+    }
+
     /// Animations decode every frame wanted at once, like pictures.
     private let streams = AnimationStreams()
     private(set) var animationRequests: [String: AnimationRequest] = [:]
@@ -102,6 +110,8 @@ final class SimulatedShow {
         for _ in 0..<1_000_000 {
             if !decoder.finished.isEmpty { show.picturesReady(at: now) }
             show.update(at: now)
+            // Decoded at once during the update (a zoom's sharp region): handed over at once, as the worker's descriptor wakes the loop.
+            if !decoder.finished.isEmpty { continue }
             let next = [screen.pendingFlipTime, show.nextWakeUp(at: now)].compactMap { $0 }.min()
             guard let next, next <= end else {
                 now = end

@@ -161,28 +161,30 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
 
 /// `kioskd snapshot --zoom Z --focus X,Y`: the centred picture zoomed, its
 /// region decoded again from the file, sharp.
-@Suite struct ZoomSnapshotTests {
-    /// Ramps across and down with 16 px squares: a zoom that is a blurred
-    /// scale-up of the fitted picture, or the wrong region, differs from it.
-    private func photo() -> RasterImage {
-        var image = RasterImage(size: PixelSize(width: 800, height: 600), filledWith: .black)
-        for y in 0..<600 {
-            for x in 0..<800 { image[x, y] = UInt32(x * 255 / 800) << 16 | UInt32(y * 255 / 600) << 8 | UInt32(((x / 16 + y / 16) % 2) * 180) }
-        }
-        return image
+/// An 800x600 photo that ramps across and down with 16 px squares: a zoom
+/// that is a blurred scale-up of the fitted picture, or the wrong region, differs from it.
+func detailedPhoto() -> RasterImage {
+    var image = RasterImage(size: PixelSize(width: 800, height: 600), filledWith: .black)
+    for y in 0..<600 {
+        for x in 0..<800 { image[x, y] = UInt32(x * 255 / 800) << 16 | UInt32(y * 255 / 600) << 8 | UInt32(((x / 16 + y / 16) % 2) * 180) }
     }
+    return image
+}
 
-    private func cut(_ image: RasterImage, _ rect: PixelRect) -> RasterImage {
-        RasterImage(size: rect.size, pixels: (rect.y..<(rect.y + rect.height)).flatMap { row in
-            image.pixels[(row * image.width + rect.x)..<(row * image.width + rect.x + rect.width)]
-        })
-    }
+/// The pixels `rect` of `image`, cut by hand.
+func cut(_ image: RasterImage, _ rect: PixelRect) -> RasterImage {
+    RasterImage(size: rect.size, pixels: (rect.y..<(rect.y + rect.height)).flatMap { row in
+        image.pixels[(row * image.width + rect.x)..<(row * image.width + rect.x + rect.width)]
+    })
+}
+
+@Suite struct ZoomSnapshotTests {
 
     /// At 480x270 the slot is 336x270 at x = 72 and the photo fits it at
     /// 336x252. Zoomed 2x it would be 672x504: the window shows a quarter
     /// of it, which is the original's region cut and resampled to the window.
     @Test func aZoomedPictureIsTheOriginalsRegionResampled() throws {
-        let original = photo()
+        let original = detailedPhoto()
         let folder = try PictureFolder([("a.png", try PNGCodec.encode(original)), ("b.png", try flatPNG(green))])
         func frame(zoom: Double, focus: (x: Double, y: Double) = (0.5, 0.5), maxZoom: Double = 2) throws -> SnapshotJob.Result {
             var settings = pictureSettings(folder)

@@ -121,6 +121,7 @@ final class ControlCommands {
         status.files = show.centredFiles.map(Playlist.fileName(of:))
         status.displayPower = controller.power?.requested ?? "on"
         status.panel = show.panel
+        status.zoom = show.zoomStatus(at: now)
         return status
     }
 }

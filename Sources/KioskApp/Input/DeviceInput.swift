@@ -4,7 +4,14 @@ import KioskCore
 /// One input device's events made into the show's commands: touches
 /// through its ``TouchEventDecoder`` (its axes, the calibration and the
 /// display's rotation) to a ``SwipeRecognizer``, whose gestures the strip
-/// follows; taps to the ``TapAction``s; keys through the ``KeyMap``.
+/// and the centred picture's zoom follow; taps to the ``TapAction``s; keys
+/// through the ``KeyMap``.
+///
+/// Taps and double taps: a double tap on the centred picture zooms it in
+/// or out. With `tap_zones`, a tap on the middle of the screen (pause or
+/// resume) waits ``SwipeRecognizer/doubleTapInterval`` for a second tap
+/// first, as a phone's single tap does; taps on the side zones act at once,
+/// and a quick second tap there is one more `prev` or `next`.
 final class DeviceInput {
     let device: any InputDevice
     let roles: InputRoles
@@ -14,6 +21,15 @@ final class DeviceInput {
     private let tapZones: Bool
     /// Its place in the run loop, once registered.
     var registration: Registration?
+    /// When a middle tap's pause or resume is due (set by the source; nil: at once).
+    var tapDeadline: Deadline?
+    /// A middle tap waiting to see whether a second makes it double.
+    private var pendingTap: PendingTap?
+    private enum PendingTap {
+        case waiting
+        /// A finger landed again in time: what it does decides.
+        case secondDown
+    }
 
     /// `touch`: how its touches map to the screen and the swipe's thresholds
     /// in its pixels; nil: its touches are not used.
@@ -56,19 +72,66 @@ final class DeviceInput {
 
     private func handle(_ input: TouchInput, controller: ShowController) {
         guard var recognizer else { return }
+        // A finger landing on a zoomed picture pans it.
+        if case .down = input { recognizer.pansPicture = controller.show.isZoomed }
         // Kept even when it says nothing: it counts fingers and tells a swipe from a scroll meanwhile.
         let gesture = recognizer.feed(input)
         self.recognizer = recognizer
         guard let gesture else { return }
-        let geometry = controller.show.layout.geometry
-        controller.perform(.touch(StripTouch(gesture, pagePixels: Double(geometry.pitch))), sensedAt: input.time)
-        if case .tapped(let point) = gesture, tapZones {
-            switch TapAction(tapAt: point.x, screenWidth: Double(geometry.screen.width)) {
-            case .previous: controller.perform(.previous)
-            case .next: controller.perform(.next)
-            case .pauseOrResume: controller.perform(controller.show.schedule.isPaused ? .resume : .pause)
+        if pendingTap != nil {
+            switch gesture {
+            case .caught:
+                pendingTap = .secondDown
+                tapDeadline?.arm(at: nil)
+            case .doubleTapped:
+                pendingTap = nil
+            default:
+                tapDue(controller: controller)
             }
-            controller.perform(.personPresent)
         }
+        let geometry = controller.show.layout.geometry
+        if let touch = StripTouch(gesture, pagePixels: Double(geometry.pitch)) {
+            controller.perform(.touch(touch), sensedAt: input.time)
+        }
+        switch gesture {
+        case .tapped(let point) where tapZones:
+            let action = TapAction(tapAt: point.x, screenWidth: Double(geometry.screen.width))
+            if action == .pauseOrResume, let tapDeadline {
+                pendingTap = .waiting
+                tapDeadline.arm(at: controller.clock() + SwipeRecognizer.doubleTapInterval)
+            } else {
+                perform(action, controller: controller)
+            }
+        case .doubleTapped(let point) where tapZones && TapAction(tapAt: point.x, screenWidth: Double(geometry.screen.width)) != .pauseOrResume:
+            perform(TapAction(tapAt: point.x, screenWidth: Double(geometry.screen.width)), controller: controller)
+        case .pinchBegan, .doubleTapped:
+            controller.perform(.zoom(ZoomTouch(gesture)!))
+        default:
+            // A pan, the pinch's moves and its end go to a zoom under way only.
+            if controller.show.isZoomed, let zoom = ZoomTouch(gesture) { controller.perform(.zoom(zoom)) }
+        }
+    }
+
+    /// The middle tap's time for a second one is over (or another gesture
+    /// began): it pauses or resumes. Called by the source's deadline too.
+    func tapDue(controller: ShowController) {
+        guard pendingTap != nil else { return }
+        pendingTap = nil
+        tapDeadline?.arm(at: nil)
+        perform(.pauseOrResume, controller: controller)
+    }
+
+    /// The deadline fired: unless a second finger is down, the tap acts.
+    func tapDeadlinePassed(controller: ShowController) {
+        if pendingTap == .waiting { tapDue(controller: controller) }
+    }
+
+    private func perform(_ action: TapAction, controller: ShowController) {
+        switch action {
+        case .previous: controller.perform(.previous)
+        case .next: controller.perform(.next)
+        case .pauseOrResume: controller.perform(controller.show.schedule.isPaused ? .resume : .pause)
+        }
+        controller.perform(.personPresent)
     }
 }

@@ -103,9 +103,8 @@ public struct SnapshotJob: Sendable {
             let limits = PictureZoom.Limits(fitted: fitted.size, original: try loader.uprightSize(of: path), maximumZoom: settings.input.maxZoom)
             let window = assembly.layout.geometry.slotSize
             let view = PictureZoom.focused(on: focus, scale: zoom, limits: limits).view(in: window, limits: limits)
-            var zoomed = RasterImage(size: window, filledWith: settings.layout.background)
-            zoomed.place(try loader.loadRegion(path, region: view.region, at: view.onScreen.size), x: view.onScreen.x, y: view.onScreen.y)
-            return (unit, zoomed)
+            let part = try loader.loadRegion(path, region: view.region, at: view.onScreen.size)
+            return (unit, ZoomedPicture.slotPicture(window: window, background: settings.layout.background, showing: part, at: view.onScreen))
         } catch {
             log.append("--zoom: \(error): showing it unzoomed")
             return nil

@@ -11,7 +11,8 @@ import Glibc
 /// its frames' schedule if it is animated), or refused; or a frame of an
 /// animation being played, or why that animation cannot go on.
 enum DecodeOutcome: Sendable {
-    case decoded(path: String, picture: RasterImage, animation: FrameSchedule? = nil)
+    /// `original`: the file's upright size (what bounds its zoom); nil for a pair.
+    case decoded(path: String, picture: RasterImage, animation: FrameSchedule? = nil, original: PixelSize? = nil)
     case failed(ImageFileError)
     /// Frame `number` (counted across plays) of ``AnimationRequest/playback``.
     case frame(path: String, playback: Int, number: Int, picture: RasterImage)
@@ -19,15 +20,28 @@ enum DecodeOutcome: Sendable {
     case animationStopped(ImageFileError, playback: Int)
     /// Files' upright sizes read from their headers (`portrait_pairs`); nil where a header could not be read.
     case measured([MeasuredSize])
+    /// The part of a zoomed picture on screen, decoded again sharp (``ZoomRegion``).
+    case region(ZoomRegion, RasterImage)
+    /// It could not be: the picture stays as it is, scaled up.
+    case regionFailed(ZoomRegion, ImageFileError)
 
     /// The files it comes from: a rewritten one makes it stale.
     var files: [String] {
         switch self {
-        case .decoded(let key, _, _), .frame(let key, _, _, _): return PictureKey.files(of: key)
+        case .decoded(let key, _, _, _), .frame(let key, _, _, _): return PictureKey.files(of: key)
+        case .region(let region, _), .regionFailed(let region, _): return [region.path]
         case .failed(let error), .animationStopped(let error, _): return [error.path]
         case .measured(let sizes): return sizes.map(\.path)
         }
     }
+}
+
+/// What a zoomed picture shows (``PictureZoom/view(in:limits:)``): the
+/// part `region` of the file at `path`, at `size` pixels.
+struct ZoomRegion: Hashable, Sendable {
+    var path: String
+    var region: PictureRegion
+    var size: PixelSize
 }
 
 /// A file's upright size from its header, or nil when it could not be read.
@@ -74,9 +88,19 @@ struct PictureRecipe: Equatable, Sendable {
                 return .decoded(path: key, picture: try loader.loadPair(files[0], files[1], fittedTo: slot, spacing: pairSpacing ?? 0))
             }
             let loaded = try loader.loadPicture(key, fittedTo: slot)
-            return .decoded(path: key, picture: loaded.picture, animation: loaded.animation)
+            // The header again (cached by the kernel now): what the picture may be zoomed to.
+            return .decoded(path: key, picture: loaded.picture, animation: loaded.animation, original: try? loader.uprightSize(of: key))
         } catch {
             return .failed(error)
+        }
+    }
+
+    /// The part of a zoomed picture on screen, sharp.
+    func outcome(of zoomed: ZoomRegion) -> DecodeOutcome {
+        do {
+            return .region(zoomed, try loader.loadRegion(zoomed.path, region: zoomed.region, at: zoomed.size))
+        } catch {
+            return .regionFailed(zoomed, error)
         }
     }
 
@@ -147,6 +171,9 @@ protocol PictureDecoder: AnyObject {
     /// ``DecodeOutcome/measured(_:)``, or sooner when a picture is asked
     /// for meanwhile (it waits for one header read at most).
     func measure(_ paths: [String])
+    /// Replaces the zoomed region to decode sharp (nil: none): before
+    /// anything else, since it is what the viewer is looking at.
+    func zoom(_ region: ZoomRegion?)
 }
 
 /// Decodes pictures on its own thread so the run loop never waits for a disk
@@ -174,6 +201,8 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         var queue: [String] = []
         /// Files whose sizes to read (``measure(_:)``).
         var measureQueue: [String] = []
+        /// The zoomed region to decode (``zoom(_:)``), until it is taken.
+        var zoomed: ZoomRegion?
         /// A file of the batch being measured was rewritten meanwhile: the batch is dropped.
         var measuringStale = false
         var measuring: [String] = []
@@ -227,6 +256,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
             state.generation += 1
             state.queue = []
             state.measureQueue = []
+            state.zoomed = nil
             state.finished = []
             state.inProgress = nil
         }
@@ -251,6 +281,11 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         wake.signal()
     }
 
+    func zoom(_ region: ZoomRegion?) {
+        state.withLock { $0.zoomed = region }
+        if region != nil { wake.signal() }
+    }
+
     /// The outcomes finished since the last call. Never waits.
     func takeFinished() -> [DecodeOutcome] {
         ready.take()
@@ -267,6 +302,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         case decode(String, Decode, generation: Int)
         case animate([String: AnimationRequest], PictureRecipe, generation: Int)
         case measure([String], PictureRecipe, generation: Int)
+        case region(ZoomRegion, PictureRecipe, generation: Int)
         case sleep, stop
     }
 
@@ -284,6 +320,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                 if !state.closeStreams.isEmpty {
                     streams.close(state.closeStreams)
                     state.closeStreams = []
+                }
+                if let zoomed = state.zoomed, let recipe = state.recipe {
+                    state.zoomed = nil
+                    return .region(zoomed, recipe, generation: state.generation)
                 }
                 guard !state.queue.isEmpty else {
                     // Sizes come after every picture asked for, frames after both.
@@ -316,6 +356,14 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     guard state.generation == generation else { return false }
                     defer { state.inProgress = nil }
                     if state.inProgressStale { return false }
+                    state.finished.append(outcome)
+                    return true
+                }
+                if kept { ready.signal() }
+            case .region(let zoomed, let recipe, let generation):
+                let outcome = recipe.outcome(of: zoomed)
+                let kept = state.withLock { state in
+                    guard state.generation == generation, !state.closeStreams.contains(zoomed.path) else { return false }
                     state.finished.append(outcome)
                     return true
                 }

@@ -21,6 +21,8 @@ struct DecodedPictures {
     private var cache: ByteBoundedCache<String, RasterImage>
     /// The frames' schedules of the animated pictures in the cache.
     private var animations: [String: FrameSchedule] = [:]
+    /// The upright sizes of the files cached (what bounds their zoom).
+    private var originals: [String: PixelSize] = [:]
     /// A missing picture's cost, for planning: a whole slot in XRGB8888.
     private let slotBytes: Int
 
@@ -57,6 +59,8 @@ struct DecodedPictures {
     func picture(of path: String) -> RasterImage? { cache[path] }
     /// True when an animated picture is in the cache.
     var hasAnimations: Bool { !animations.isEmpty }
+    /// The upright size of the cached picture at `path`, when known.
+    func originalSize(of path: String) -> PixelSize? { originals[path] }
     /// The schedule of the cached picture at `path`, if it is animated.
     func animation(of path: String) -> FrameSchedule? { animations[path] }
 
@@ -67,6 +71,7 @@ struct DecodedPictures {
         let decided = pairing.map { pairing in units.filter { pairing.isSettled(unit: $0, in: playlist) } } ?? units
         cache.want(decided.map(key))
         if !animations.isEmpty { animations = animations.filter { cache[$0.key] != nil } }
+        if originals.count > 2 * cache.count { originals = originals.filter { cache[$0.key] != nil } }
         return cache.missing(estimatedBytes: slotBytes)
     }
 
@@ -82,14 +87,15 @@ struct DecodedPictures {
 
     mutating func accept(_ outcome: DecodeOutcome) -> Arrival {
         switch outcome {
-        case .decoded(let path, let picture, let animation):
+        case .decoded(let path, let picture, let animation, let original):
             guard cache.insert(picture, bytes: picture.pixels.count * 4, for: path) else { return .discarded }
             animations[path] = animation
+            originals[path] = original
             return .stored(path: path)
         case .failed(let error):
             return playlist.contains(error.path) ? .refused(error) : .discarded
-        case .frame, .animationStopped, .measured:
-            return .discarded   // the show's animations and its pairing take these
+        case .frame, .animationStopped, .measured, .region, .regionFailed:
+            return .discarded   // the show's animations, its pairing and its zoom take these
         }
     }
 

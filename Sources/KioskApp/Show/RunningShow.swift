@@ -77,6 +77,17 @@ final class RunningShow {
     private var animated = AnimatedPictures()
     private var animationRequests: [String: AnimationRequest] = [:]
 
+    /// The centred picture while fingers zoom it, or it animates back (seed 002).
+    private(set) var zoomed: ZoomedPicture?
+    /// `max_zoom`: at most this, and never past a photo's own pixels.
+    private var maxZoom: Double
+    /// The zoom the last frame drew (nil: none).
+    private var drawnZoom: PictureZoom?
+    /// The sharp region the decoder was last asked for.
+    private var requestedRegion: ZoomRegion?
+    /// The zoomed picture made for the frame being drawn.
+    private var zoomedFrame: (unit: Int, picture: RasterImage)?
+
     /// `order = "shuffle"`: when the next round's order is due.
     private var shuffles: ShuffleRounds?
     private var random = SystemRandomNumberGenerator()
@@ -93,6 +104,7 @@ final class RunningShow {
         pictures = PictureNeighbourhood(pictures: decoded, geometry: assembly.layout.geometry, position: Double(start))
         schedule = ShowSchedule(at: start, pictureCount: decoded.index.count, settings: assembly.settings.motion, now: now)
         settledTarget = schedule.target
+        maxZoom = assembly.settings.input.maxZoom
         shuffles = Self.shuffles(assembly)
         requestPictures(at: Double(start), now: now)
     }
@@ -121,6 +133,16 @@ final class RunningShow {
     /// the kernel stamped the input it comes from (a finger's move), for
     /// ``ShowStatistics/inputToPhoton``.
     func command(_ command: ShowCommand, at now: Double, sensedAt: Double? = nil) {
+        if case .zoom(let touch) = command {
+            zoomTouched(touch, at: now)
+            schedule.apply(command, at: now)
+            return
+        }
+        // The strip moving takes the zoomed picture back to 1x at once.
+        switch command {
+        case .move, .goto, .touch(.dragged), .touch(.released): endZoom()
+        default: break
+        }
         let paused = schedule.isPaused
         let before = schedule.position(at: now)
         // The schedule counts slots: a file goes to the slot showing it (a pair's, with `portrait_pairs`).
@@ -161,6 +183,12 @@ final class RunningShow {
             case .animationStopped(let error, let playback):
                 animated.stop(path: error.path, playback: playback)
                 emit(.animationStopped(file: error.path, reason: error.why))
+            case .region(let region, let picture):
+                zoomed?.arrived(region, picture, window: layout.geometry.slotSize)
+                frameNeeded = true
+            case .regionFailed(let region, let error):
+                // The scaled-up picture stays; the same region is not asked for again.
+                if region == requestedRegion { emit(.zoomNotSharp(file: error.path, reason: error.why)) }
             case .decoded, .failed:
                 stills.append(outcome)
             }
@@ -301,6 +329,7 @@ final class RunningShow {
             pictures = PictureNeighbourhood(pictures: pictures.pictures, geometry: assembly.layout.geometry, position: pictures.position)
         }
         layout = assembly.layout
+        maxZoom = assembly.settings.input.maxZoom
         if (shuffles == nil) != (assembly.settings.folder.order != .shuffle) { shuffles = Self.shuffles(assembly) }
         if announce { emit(.settingsApplied) }
         // A hotplug's move keeps the playlist: no playlist event unless a file came or went meanwhile.
@@ -398,6 +427,7 @@ final class RunningShow {
     /// A frame queued on a screen that will not show it is forgotten.
     private func forgetFrames() {
         stopAnimations()
+        endZoom()
         inFlight = nil
         fingerFrameAt = nil
         lastMotionFrameShown = nil
@@ -436,7 +466,9 @@ final class RunningShow {
     func update(at now: Double) {
         guard !asleep else { return }
         if change == nil && !pendingNews.isEmpty { applyPendingNews(at: now) }
-        if schedule.advanceIfDue(at: now) {
+        updateZoom(at: now)
+        // While the centred picture is zoomed, automatic slides wait.
+        if zoomed == nil, schedule.advanceIfDue(at: now) {
             statistics.slides += 1
             settledTarget = schedule.target
         }
@@ -509,8 +541,10 @@ final class RunningShow {
         }
     }
 
-    /// The picture to draw for `unit` (a playlist item without pairs): an animation's frame, or its still.
+    /// The picture to draw for `unit` (a playlist item without pairs): the
+    /// centred one zoomed, an animation's frame, or its still.
     private func shownPicture(_ unit: Int) -> RasterImage? {
+        if let zoomedFrame, zoomedFrame.unit == unit { return zoomedFrame.picture }
         if !animated.isEmpty, let frame = animated.frame(of: pictures.pictures.key(unit)) { return frame }
         return pictures.pictures.picture(unit)
     }
@@ -542,15 +576,17 @@ final class RunningShow {
             return max(now, screen.nextPresentAllowed ?? now, retryPresentAt ?? now, fingerFrameAt ?? now)
         }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
-        // At rest: the next slide, or an animation's next frame.
-        return [schedule.nextAdvance, animated.nextDue].compactMap { $0 }.min()
+        // At rest: the next slide (not while zoomed), an animation's next frame, or the zoom going back.
+        let zoomBack = zoomed?.zoom.zoomBackDue(after: schedule.resumeAfter)
+        return [zoomed == nil ? schedule.nextAdvance : nil, animated.nextDue, zoomBack].compactMap { $0 }.min()
     }
 
     /// Where the strip will be when a frame presented now is shown, if that
     /// frame is worth drawing: the strip moved, or a picture changed.
     private func positionToDraw(at now: Double) -> Double? {
-        let position = schedule.position(at: screen.nextRefresh(after: now))
-        return frameNeeded || change != nil || drawnPosition != position ? position : nil
+        let refresh = screen.nextRefresh(after: now)
+        let position = schedule.position(at: refresh)
+        return frameNeeded || change != nil || drawnPosition != position || zoomed?.zoom.zoom(at: refresh) != drawnZoom ? position : nil
     }
 
     /// Ends a change's animation at once (the playlist is about to change
@@ -565,6 +601,8 @@ final class RunningShow {
     /// The slot numbers changed under the strip (a file left or arrived):
     /// the same picture keeps its place on screen under its new number.
     private func renumber(as slot: Int) {
+        // The units' numbers change: a zoom ends (the picture stays, at 1x).
+        if slot != schedule.target { endZoom() }
         let delta = Double(slot - schedule.target)
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.index.count)
         settledTarget += Int(delta)
@@ -575,6 +613,7 @@ final class RunningShow {
     }
 
     private func playlistChanged(at now: Double, added: Int = 0, removed: Int = 0, announce: Bool = true) {
+        endZoom()
         frameNeeded = true
         if announce { emit(.playlistChanged(count: pictures.pictures.playlist.count, added: added, removed: removed)) }
         requestPictures(at: drawnPosition ?? Double(schedule.target), now: now, always: true)
@@ -586,6 +625,12 @@ final class RunningShow {
         let playlist = pictures.pictures.index
         let shownAt = screen.nextRefresh(after: now)
         let started = drawClock()
+        if var zoomed, let fitted = pictures.pictures.picture(zoomed.unit) {
+            zoomedFrame = (zoomed.unit, zoomed.picture(
+                at: shownAt, fitted: fitted, window: layout.geometry.slotSize, background: layout.renderer.compositor.background))
+            self.zoomed = zoomed
+        }
+        defer { zoomedFrame = nil }
         do {
             try screen.present(at: now) { surface, contents in
                 if let change {
@@ -621,6 +666,7 @@ final class RunningShow {
         let animating = change != nil
         if let motion = change?.motion, motion.isOver(at: shownAt) { change = nil }
         drawnPosition = position
+        drawnZoom = zoomed?.zoom.zoom(at: shownAt)
         frameNeeded = false
         inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw)
         movesSinceDraw = []
@@ -650,6 +696,82 @@ final class RunningShow {
                 let pair = decoded.items(ofUnit: decoded.unit(ofItem: item))
                 emit(.pictureCentred(item: item, file: decoded.playlist[item], pairedWith: pair.count == 2 ? decoded.playlist[pair[1]] : nil))
             }
+        }
+    }
+
+    // MARK: Zoom
+
+    /// True while the centred picture is zoomed (or going back to 1x): one finger pans it.
+    var isZoomed: Bool { zoomed != nil }
+
+    /// The zoom for `status`.
+    func zoomStatus(at now: Double) -> ZoomStatus? {
+        guard let zoomed else { return nil }
+        let shown = zoomed.zoom.zoom(at: now)
+        let window = layout.geometry.slotSize
+        return ZoomStatus(shown, limits: zoomed.zoom.limits, sharp: zoomed.sharp?.region == zoomed.view(shown, window: window).region)
+    }
+
+    /// Fingers zoom the centred picture: a pinch or a double tap starts a
+    /// zoom when the strip rests on one file's picture that can be zoomed.
+    private func zoomTouched(_ touch: ZoomTouch, at now: Double) {
+        if zoomed == nil {
+            switch touch {
+            case .pinchBegan, .doubleTapped: break
+            default: return
+            }
+            guard let started = startZoom(at: now) else { return }
+            zoomed = started
+        }
+        zoomed?.zoom.apply(touch, at: now)
+        updateZoom(at: now)
+    }
+
+    /// The zoom of the centred picture, if it can zoom: the strip at rest
+    /// on a whole slot, no change animating, one file (not a pair, not an
+    /// animation playing) whose picture and size are known, `max_zoom`
+    /// above 1 and the photo larger than its slot.
+    private func startZoom(at now: Double) -> ZoomedPicture? {
+        let target = schedule.target
+        guard maxZoom > 1, change == nil, !unseen, schedule.position(at: now) == Double(target) else { return nil }
+        let decoded = pictures.pictures
+        guard let unit = decoded.index.item(forSlot: target), decoded.items(ofUnit: unit).count == 1 else { return nil }
+        let key = decoded.key(unit)
+        guard decoded.animation(of: key) == nil, let fitted = decoded.picture(unit), let original = decoded.originalSize(of: key) else { return nil }
+        let limits = PictureZoom.Limits(fitted: fitted.size, original: original, maximumZoom: maxZoom)
+        guard limits.maximumScale > 1 else { return nil }
+        let geometry = layout.geometry
+        let centre = ScreenPoint(
+            x: Double(geometry.slotLeft(target, at: Double(target))) + Double(geometry.slotWidth) / 2,
+            y: Double(geometry.slotTop) + Double(geometry.slotHeight) / 2)
+        return ZoomedPicture(unit: unit, path: key, zoom: CentredZoom(limits: limits, centre: centre, at: now))
+    }
+
+    /// Zooms back when nobody touched it for `resume_after`; ends a zoom
+    /// back at 1x; asks the decoder for the sharp region once it is still.
+    private func updateZoom(at now: Double) {
+        guard var zoomed else { return }
+        if let due = zoomed.zoom.zoomBackDue(after: schedule.resumeAfter), now >= due {
+            zoomed.zoom.zoomBack(at: now, duration: schedule.motion.duration, easing: schedule.motion.easing)
+        }
+        self.zoomed = zoomed
+        if zoomed.zoom.isOver(at: now) { return endZoom() }
+        let wanted = zoomed.sharpWanted(at: now, window: layout.geometry.slotSize)
+        let ask = wanted == zoomed.sharp?.region ? nil : wanted
+        if ask != requestedRegion && (ask != nil || requestedRegion != nil) {
+            requestedRegion = ask
+            decoder.zoom(ask)
+        }
+    }
+
+    /// The picture is at 1x again: the frame shows it as the strip does.
+    private func endZoom() {
+        guard zoomed != nil else { return }
+        zoomed = nil
+        frameNeeded = true
+        if requestedRegion != nil {
+            requestedRegion = nil
+            decoder.zoom(nil)
         }
     }
 

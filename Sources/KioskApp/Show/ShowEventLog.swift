@@ -13,6 +13,8 @@ extension ShowEvent {
             return .warning("skipping \(file): \(reason)")
         case .animationStopped(let file, let reason):
             return .warning("\(file) stops animating: \(reason)")
+        case .zoomNotSharp(let file, let reason):
+            return .warning("\(file): the zoomed part cannot be decoded again sharp (\(reason)); it stays scaled up")
         case .playlistChanged(let count, let added, let removed):
             if count == 0 { return .warning("no picture in the folder can be shown: showing the background only") }
             guard verbose else { return nil }

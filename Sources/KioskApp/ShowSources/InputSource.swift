@@ -139,6 +139,11 @@ final class InputSource: ShowSource {
         } catch {
             return note(path, "input: \(error)")
         }
+        if roles.contains(.touch) && settings.tapZones {
+            input.tapDeadline = loop.deadline(named: "tap \(path)") { [unowned self, unowned input] _ in
+                input.tapDeadlinePassed(controller: controller)
+            }
+        }
         devices[path] = input
         log("input: \(path) (\(device.name)): \(uses.joined(separator: " and "))")
     }
@@ -174,7 +179,7 @@ final class InputSource: ShowSource {
         let open = devices
         devices = [:]
         for (_, input) in open.sorted(by: { $0.key < $1.key }) {
-            if let registration = input.registration { loop.unregister(registration) }
+            forget(input)
             if input.isTouching { controller.perform(.touch(.cancelled)) }
             adopt(input.device, explicit: settings.devices != nil)
         }
@@ -188,14 +193,14 @@ final class InputSource: ShowSource {
         guard !active else { return scan() }
         for (path, input) in devices.sorted(by: { $0.key < $1.key }) where input.device is EvdevDevice {
             devices[path] = nil
-            if let registration = input.registration { loop.unregister(registration) }
+            forget(input)
             if input.isTouching { controller.perform(.touch(.cancelled)) }
         }
     }
 
     private func close(_ path: String) {
         guard let input = devices.removeValue(forKey: path) else { return }
-        if let registration = input.registration { loop.unregister(registration) }
+        forget(input)
         // A finger on a device that went away lets go of the strip.
         if input.isTouching { controller.perform(.touch(.cancelled)) }
         log(.info("input: \(path) removed"))
@@ -210,6 +215,13 @@ final class InputSource: ShowSource {
         let batch = input.device.read(limit: Self.eventsPerWakeUp)
         input.take(batch, controller: controller)
         if batch.gone || events.contains(.hangUp) || events.contains(.error) { close(path) }
+    }
+
+    /// Takes `input` off the run loop: its descriptor and its tap's deadline.
+    private func forget(_ input: DeviceInput) {
+        if let registration = input.registration { loop.unregister(registration) }
+        if let deadline = input.tapDeadline { loop.remove(deadline) }
+        input.tapDeadline = nil
     }
 
     private func note(_ key: String, _ line: String) {

@@ -42,6 +42,8 @@ public struct ControlStatus: Equatable, Sendable {
     public var displayPower = "on"
     /// What the panel is doing: `active`, `off`, `disconnected` or `other_session`.
     public var panel = PanelState.active
+    /// The centred picture's zoom; nil while it is fitted (keys `zoom` 1, `focus` null).
+    public var zoom: ZoomStatus?
 
     public init(
         index: Int?, file: String?, count: Int, position: Double, paused: Bool, moving: Bool, interval: Double,
@@ -79,6 +81,9 @@ public struct ControlStatus: Equatable, Sendable {
             "display": .object(display),
             "display_power": .string(displayPower),
             "panel": .string(panel.rawValue),
+            "zoom": .double(zoom?.scale ?? 1),
+            "focus": zoom.map { .array([.double($0.focusX), .double($0.focusY)]) } ?? .null,
+            "zoom_sharp": .bool(zoom?.sharp ?? false),
             "uptime_s": .double((uptime * 10).rounded() / 10),
             "frames_shown": .int(statistics.framesShown),
             "refreshes_missed": .int(statistics.refreshesMissed),
@@ -87,6 +92,25 @@ public struct ControlStatus: Equatable, Sendable {
             "cache_budget_bytes": .int(cacheBudgetBytes),
             "version": .string(KioskVersion.current),
         ])
+    }
+}
+
+/// The centred picture zoomed, for `status`: its scale, and the point of
+/// the picture (each 0...1 of its width and height) in the middle of its
+/// slot, exactly what `kioskd snapshot --zoom Z --focus X,Y` draws the
+/// same; `sharp` while the part on screen is the one decoded again sharp.
+public struct ZoomStatus: Equatable, Sendable {
+    public var scale: Double
+    public var focusX: Double
+    public var focusY: Double
+    public var sharp: Bool
+
+    public init(_ zoom: PictureZoom, limits: PictureZoom.Limits, sharp: Bool) {
+        scale = zoom.scale
+        let focus = zoom.focus(limits)
+        focusX = focus.x
+        focusY = focus.y
+        self.sharp = sharp
     }
 }
 
@@ -114,7 +138,7 @@ extension ShowEvent {
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
-        case .ready, .pictureRefused, .animationStopped, .settingsApplied, .stopped, .folderNote: return nil
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .settingsApplied, .stopped, .folderNote: return nil
         }
     }
 }

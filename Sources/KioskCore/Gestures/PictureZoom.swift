@@ -98,6 +98,13 @@ public struct PictureZoom: Equatable, Sendable {
         ).clamped(limits)
     }
 
+    /// The picture's point (each 0...1 across its width and down its
+    /// height) in the middle of its window: what ``focused(on:scale:limits:)``
+    /// takes back to this zoom.
+    public func focus(_ limits: Limits) -> (x: Double, y: Double) {
+        (0.5 - offsetX / (scale * limits.fittedWidth), 0.5 - offsetY / (scale * limits.fittedHeight))
+    }
+
     /// The zoomed picture seen through `window` (its slot, the picture at
     /// 1x centred in it): the whole pixels of the window it covers, and
     /// the part of the picture those show (what is decoded again, sharp,

@@ -1,6 +1,6 @@
 /// A point on the screen in pixels, after the device's axes, the display's
 /// rotation and the calibration are applied: x runs along the strip.
-public struct ScreenPoint: Equatable, Sendable {
+public struct ScreenPoint: Hashable, Sendable {
     public var x: Double
     public var y: Double
     public init(x: Double, y: Double) {
@@ -47,8 +47,22 @@ public enum SwipeGesture: Equatable, Sendable {
     /// A touch that never moved past the slop lifted: a tap where it landed.
     case tapped(at: ScreenPoint)
     /// The gesture ended with no decision (a palm, lost events, three
-    /// fingers, a vertical swipe): the strip settles on the nearest picture.
+    /// fingers, a vertical swipe): the strip settles on the nearest picture,
+    /// and a pinch or pan ends where it is.
     case cancelled
+    /// A second finger landed before the first dragged: two fingers
+    /// pinch, `distance` pixels apart about `midpoint` (seed 002's zoom).
+    case pinchBegan(midpoint: ScreenPoint, distance: Double)
+    /// The pinching fingers moved: where they are now.
+    case pinchMoved(midpoint: ScreenPoint, distance: Double)
+    /// One finger moved a zoomed picture (``SwipeRecognizer/pansPicture``)
+    /// by `dx`, `dy` pixels since its last report.
+    case panned(dx: Double, dy: Double)
+    /// The pinch or the pan ended (a finger lifted, or a third landed).
+    case zoomEnded
+    /// A second tap landed within ``SwipeRecognizer/doubleTapInterval``
+    /// of the first, near it: reported instead of that second tap.
+    case doubleTapped(at: ScreenPoint)
 }
 
 /// The thresholds of a swipe in screen pixels, from the panel's pixels per
@@ -62,22 +76,28 @@ public struct SwipeThresholds: Equatable, Sendable {
     public var flickVelocity: Double
     /// ... after a drag at least this long (pixels) is a flick.
     public var flickDistance: Double
+    /// A second tap this close (pixels) to the first makes a double tap.
+    public var doubleTapDistance: Double
 
     public static let slopMillimetres = 2.7
     public static let flickMillimetresPerSecond = 65.0
     public static let flickDistanceMillimetres = 4.0
+    /// Android's double-tap slop, 100 dp.
+    public static let doubleTapMillimetres = 16.0
 
-    public init(slop: Double, flickVelocity: Double, flickDistance: Double) {
+    public init(slop: Double, flickVelocity: Double, flickDistance: Double, doubleTapDistance: Double? = nil) {
         self.slop = slop
         self.flickVelocity = flickVelocity
         self.flickDistance = flickDistance
+        self.doubleTapDistance = doubleTapDistance ?? slop * Self.doubleTapMillimetres / Self.slopMillimetres
     }
 
     public init(pixelsPerMillimetre: Double) {
         self.init(
             slop: Self.slopMillimetres * pixelsPerMillimetre,
             flickVelocity: Self.flickMillimetresPerSecond * pixelsPerMillimetre,
-            flickDistance: Self.flickDistanceMillimetres * pixelsPerMillimetre)
+            flickDistance: Self.flickDistanceMillimetres * pixelsPerMillimetre,
+            doubleTapDistance: Self.doubleTapMillimetres * pixelsPerMillimetre)
     }
 }
 
@@ -96,10 +116,28 @@ public struct SwipeThresholds: Equatable, Sendable {
 ///   (panel noise, a single report or two), not a tap: a finger's
 ///   quickest tap lasts several times that.
 /// - After a gesture ends nothing starts until every finger has lifted.
+///
+/// Two-finger gestures and the zoomed picture (seed 002):
+/// - A second finger landing before the first dragged starts a pinch
+///   (``SwipeGesture/pinchBegan(midpoint:distance:)``): the strip stays
+///   caught, the fingers' midpoint and distance are reported as they move,
+///   and the pinch ends when either lifts or a third lands.
+/// - While ``pansPicture`` is set (the centred picture is zoomed), one
+///   finger past the slop in any direction pans it instead of dragging the
+///   strip; a second finger turns the pan into a pinch.
+/// - A tap whose finger lands within ``doubleTapInterval`` of the last
+///   tap's lift, within ``SwipeThresholds/doubleTapDistance`` of it, is a
+///   double tap (Android's `GestureDetector` rule).
 public struct SwipeRecognizer: Sendable {
     public var thresholds: SwipeThresholds
     /// Touches shorter than this (seconds) are not taps.
     public static let ghostDuration = 0.015
+    /// The most time (seconds) from a tap's lift to the next finger's
+    /// landing for the two to be a double tap: Android's 300 ms.
+    public static let doubleTapInterval = 0.3
+    /// Set while the centred picture is zoomed: one finger pans it. Read
+    /// when a finger lands, so a gesture keeps the meaning it began with.
+    public var pansPicture = false
 
     private enum State: Equatable {
         case idle
@@ -109,6 +147,10 @@ public struct SwipeRecognizer: Sendable {
         case dragging(id: Int, origin: Double, downX: Double)
         /// |dy| passed the slop first: not a swipe; cancelled when `id` lifts.
         case vertical(id: Int)
+        /// Panning the zoomed picture with `id`, last reported at `last`.
+        case panning(id: Int, last: ScreenPoint)
+        /// Two fingers pinching.
+        case pinching(first: Int, second: Int)
         /// Decided: waiting for every finger to lift.
         case finished
     }
@@ -117,13 +159,19 @@ public struct SwipeRecognizer: Sendable {
     private var contacts = Set<Int>()
     private var tracker = VelocityTracker()
     private var lastX = 0.0
+    /// Where each finger down is (for the pinch).
+    private var points: [Int: ScreenPoint] = [:]
+    /// The last tap's place and lift, while a second could make it double.
+    private var lastTap: (at: ScreenPoint, liftedAt: Double)?
+    /// The landing of the finger that drives: it pans the picture (``pansPicture`` then).
+    private var panning = false
 
     public init(thresholds: SwipeThresholds) { self.thresholds = thresholds }
 
     /// True while a finger drives the strip (auto-advance waits).
     public var isTouching: Bool {
         switch state {
-        case .pressed, .dragging, .vertical: return true
+        case .pressed, .dragging, .vertical, .panning, .pinching: return true
         case .idle, .finished: return false
         }
     }
@@ -134,13 +182,23 @@ public struct SwipeRecognizer: Sendable {
         case .down(let id, let point, let time):
             contacts.insert(id)
             guard point.x.isFinite, point.y.isFinite else { return nil }
+            points[id] = point
             switch state {
             case .idle where contacts.count == 1:
                 state = .pressed(id: id, at: point, time: time)
+                panning = pansPicture
                 tracker.reset()
                 tracker.add(point.x, at: time)
                 lastX = point.x
                 return .caught
+            case .pressed(let first, _, _) where contacts.count == 2, .panning(let first, _) where contacts.count == 2:
+                guard let pinch = pinch(first, id) else { return nil }
+                state = .pinching(first: first, second: id)
+                lastTap = nil
+                return .pinchBegan(midpoint: pinch.midpoint, distance: pinch.distance)
+            case .pinching, .panning:
+                state = .finished
+                return .zoomEnded
             case .pressed, .dragging, .vertical:
                 return contacts.count >= 3 ? cancel() : nil
             default:
@@ -148,10 +206,24 @@ public struct SwipeRecognizer: Sendable {
             }
         case .move(let id, let point, let time):
             guard point.x.isFinite, point.y.isFinite else { return nil }
+            if points[id] != nil { points[id] = point }
             switch state {
+            case .pressed(id, let start, _) where panning:
+                // The pan follows from where the slop was crossed, no jump.
+                if abs(point.x - start.x) > thresholds.slop || abs(point.y - start.y) > thresholds.slop {
+                    state = .panning(id: id, last: point)
+                    lastTap = nil
+                }
+                return nil
+            case .panning(id, let last):
+                state = .panning(id: id, last: point)
+                return point == last ? nil : .panned(dx: point.x - last.x, dy: point.y - last.y)
+            case .pinching(let first, let second) where id == first || id == second:
+                return pinch(first, second).map { .pinchMoved(midpoint: $0.midpoint, distance: $0.distance) }
             case .pressed(id, let start, _):
                 let dx = point.x - start.x, dy = point.y - start.y
                 if abs(dx) > thresholds.slop && abs(dx) > abs(dy) {
+                    lastTap = nil
                     state = .dragging(id: id, origin: point.x, downX: start.x)
                     tracker.add(point.x, at: time)
                     lastX = point.x
@@ -170,12 +242,27 @@ public struct SwipeRecognizer: Sendable {
         case .up(let id, let time):
             defer {
                 contacts.remove(id)
+                points[id] = nil
                 if contacts.isEmpty, state == .finished { state = .idle }
             }
             switch state {
             case .pressed(id, let start, let downTime):
                 state = .finished
-                return time - downTime < Self.ghostDuration ? .cancelled : .tapped(at: start)
+                if time - downTime < Self.ghostDuration { return .cancelled }
+                if let last = lastTap, downTime - last.liftedAt <= Self.doubleTapInterval,
+                   (start.x - last.at.x) * (start.x - last.at.x) + (start.y - last.at.y) * (start.y - last.at.y)
+                    <= thresholds.doubleTapDistance * thresholds.doubleTapDistance {
+                    lastTap = nil
+                    return .doubleTapped(at: start)
+                }
+                lastTap = (start, time)
+                return .tapped(at: start)
+            case .panning(id, _):
+                state = .finished
+                return .zoomEnded
+            case .pinching(let first, let second) where id == first || id == second:
+                state = .finished
+                return .zoomEnded
             case .dragging(id, let origin, let downX):
                 state = .finished
                 let velocity = tracker.velocity(liftedAt: time)
@@ -194,6 +281,8 @@ public struct SwipeRecognizer: Sendable {
             return isTouching ? cancel() : nil
         case .lost:
             contacts.removeAll()
+            points = [:]
+            lastTap = nil
             let wasTouching = isTouching
             state = .idle
             return wasTouching ? .cancelled : nil
@@ -202,6 +291,13 @@ public struct SwipeRecognizer: Sendable {
 
     private mutating func cancel() -> SwipeGesture {
         state = .finished
+        lastTap = nil
         return .cancelled
+    }
+
+    /// The midpoint of fingers `a` and `b` and their distance, when both are known.
+    private func pinch(_ a: Int, _ b: Int) -> (midpoint: ScreenPoint, distance: Double)? {
+        guard let p = points[a], let q = points[b] else { return nil }
+        return (ScreenPoint(x: (p.x + q.x) / 2, y: (p.y + q.y) / 2), ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot())
     }
 }

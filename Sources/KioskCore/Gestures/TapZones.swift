@@ -21,8 +21,10 @@ public enum TapAction: Equatable, Sendable {
 extension StripTouch {
     /// The strip's side of a gesture: pixels along x divided by the page (a
     /// slot and its spacing); a finger moving left moves the strip forward.
-    /// A tap only lets the strip go on (what the tap does is a ``TapAction``).
-    public init(_ gesture: SwipeGesture, pagePixels: Double) {
+    /// A tap only lets the strip go on (what the tap does is a ``TapAction``);
+    /// the end of a pinch or pan lets it go as well. Nil for what only the
+    /// zoom follows (``ZoomTouch``): the strip stays caught meanwhile.
+    public init?(_ gesture: SwipeGesture, pagePixels: Double) {
         switch gesture {
         case .caught:
             self = .caught
@@ -30,8 +32,10 @@ extension StripTouch {
             self = .dragged(pictures: -offset / pagePixels)
         case .released(let offset, let velocity, let flick):
             self = .released(pictures: -offset / pagePixels, velocity: -(velocity ?? 0) / pagePixels, flick: flick)
-        case .tapped, .cancelled:
+        case .tapped, .doubleTapped, .cancelled, .zoomEnded:
             self = .cancelled
+        case .pinchBegan, .pinchMoved, .panned:
+            return nil
         }
     }
 }

@@ -34,6 +34,8 @@ public enum ShowEvent: Equatable, Sendable {
     case pictureRefused(file: String, reason: String)
     /// An animated picture broke after its first frame: it stays on the frame it shows.
     case animationStopped(file: String, reason: String)
+    /// The zoomed part of a picture could not be decoded again sharp: it stays scaled up.
+    case zoomNotSharp(file: String, reason: String)
     /// The playlist changed: `added` files arrived and `removed` left (a
     /// rewritten file that moved counts in both); `count` is its new length.
     case playlistChanged(count: Int, added: Int, removed: Int)

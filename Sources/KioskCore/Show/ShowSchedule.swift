@@ -15,6 +15,9 @@ public enum ShowCommand: Sendable, Hashable {
     /// Someone is at the kiosk (a key, a tap): automatic slides wait
     /// ``ShowSchedule/resumeAfter`` seconds from now.
     case personPresent
+    /// Fingers zooming the centred picture (the show's ``CentredZoom``);
+    /// to the schedule, someone is present.
+    case zoom(ZoomTouch)
 
     public static let next = ShowCommand.move(by: 1)
     public static let previous = ShowCommand.move(by: -1)
@@ -129,7 +132,7 @@ public struct ShowSchedule: Sendable, Equatable {
             if !isAsleep { nextAdvance = max(now, motion.restTime) + interval }
         case .touch(let touch):
             apply(touch, at: now)
-        case .personPresent:
+        case .personPresent, .zoom:
             if let due = nextAdvance { nextAdvance = max(due, now + resumeAfter) }
         }
     }
