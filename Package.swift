@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
+        // libjpeg-turbo's libjpeg API, for decoding a part of a JPEG (a zoom's
+        // sharp region); a C file, since libjpeg's errors need setjmp.
+        .target(name: "CJPEGRegion", linkerSettings: [.linkedLibrary("jpeg")]),
         .systemLibrary(
             name: "CSPNG", pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]),
@@ -60,7 +63,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
-            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CSPNG", "CEXIF", "CGIF"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CJPEGRegion", "CSPNG", "CEXIF", "CGIF"],
             swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).

@@ -1,3 +1,4 @@
+import CJPEGRegion
 import CTurboJPEG
 import KioskCore
 import KioskRendering
@@ -96,31 +97,40 @@ public enum JPEGCodec {
         return RasterImage(size: size, pixels: pixels)
     }
 
-    /// The stored pixels `rect` of a JPEG as a smaller JPEG, cut without
-    /// decoding (`tjTransform` with `TJXOPT_CROP`, lossless): the cut
-    /// starts on the whole MCU at or before `rect`'s corner, so the result
-    /// holds `rect` from `origin`. Extra markers (EXIF) are left out.
-    public static func crop(_ jpeg: [UInt8], path: String, to rect: PixelRect) throws(ImageFileError) -> (jpeg: [UInt8], origin: (x: Int, y: Int)) {
-        guard let raw = tjInitTransform() else { throw ImageFileError(path: path, reason: .corrupt("tjInitTransform failed")) }
-        defer { tjDestroy(raw) }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
-        guard tjDecompressHeader3(raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colourspace) == 0, (0..<Int32(TJ_NUMSAMP)).contains(subsampling) else {
-            throw ImageFileError(path: path, reason: .corrupt(String(cString: tjGetErrorStr2(raw))))
+    /// The stored pixels `rect` of a JPEG, decoded at the smallest DCT
+    /// scale whose part is still at least `minimumSize` (libjpeg's own
+    /// API through ``CJPEGRegion``: only the columns wanted go through the
+    /// inverse DCT, the rows above are skipped without it, and nothing
+    /// below is read). Returns the decoded part, which starts at or before
+    /// `rect` (columns begin on an iMCU), and where `rect` is in it.
+    /// Warnings are treated as ``decode(_:path:minimumSize:maximumPixels:)`` treats them.
+    public static func decodeRegion(
+        _ jpeg: [UInt8], path: String, rect: PixelRect, minimumSize: PixelSize, maximumPixels: Int
+    ) throws(ImageFileError) -> (picture: RasterImage, exact: PictureRegion) {
+        let denominator = [8, 4, 2].first { rect.width >= minimumSize.width * $0 && rect.height >= minimumSize.height * $0 } ?? 1
+        var region = kiosk_jpeg_region()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = jpeg.withUnsafeBufferPointer { data in
+            kiosk_jpeg_decode_region(
+                data.baseAddress, UInt(data.count), UInt32(rect.x), UInt32(rect.y), UInt32(rect.width), UInt32(rect.height),
+                UInt32(denominator), UInt(maximumPixels), &region, &message, message.count)
         }
-        let mcuWidth = withUnsafeBytes(of: tjMCUWidth) { Int($0.load(fromByteOffset: Int(subsampling) * 4, as: Int32.self)) }
-        let mcuHeight = withUnsafeBytes(of: tjMCUHeight) { Int($0.load(fromByteOffset: Int(subsampling) * 4, as: Int32.self)) }
-        let x = rect.x / mcuWidth * mcuWidth, y = rect.y / mcuHeight * mcuHeight
-        var transform = tjtransform()
-        transform.r = tjregion(
-            x: Int32(x), y: Int32(y), w: Int32(min(Int(width) - x, rect.x + rect.width - x)), h: Int32(min(Int(height) - y, rect.y + rect.height - y)))
-        transform.op = Int32(TJXOP_NONE.rawValue)
-        transform.options = TJXOPT_CROP | TJXOPT_COPYNONE
-        var output: UnsafeMutablePointer<UInt8>? = nil
-        var length: UInt = 0
-        let status = tjTransform(raw, jpeg, UInt(jpeg.count), 1, &output, &length, &transform, 0)
-        defer { if let output { tjFree(output) } }
-        guard status == 0, let output else { throw ImageFileError(path: path, reason: .corrupt(String(cString: tjGetErrorStr2(raw)))) }
-        return (Array(UnsafeBufferPointer(start: output, count: Int(length))), (rect.x - x, rect.y - y))
+        guard status == 0, let start = region.pixels else {
+            throw ImageFileError(path: path, reason: .corrupt(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
+        defer { kiosk_jpeg_region_free(&region) }
+        let warning = withUnsafeBytes(of: region.warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard warning.isEmpty || isHarmless(warning) else { throw ImageFileError(path: path, reason: .corrupt(warning)) }
+        let size = PixelSize(width: Int(region.width), height: Int(region.height))
+        var pixels = [UInt32](repeating: 0, count: size.pixelCount)
+        pixels.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: start, count: size.pixelCount * 4)) }
+        if region.cmyk != 0 { convertInvertedCMYKToXRGB(&pixels) }
+        let d = Double(denominator), x = Double(region.x), y = Double(region.y)
+        let exact = PictureRegion(
+            left: max(0, (Double(rect.x) / d - x) / Double(size.width)), top: max(0, (Double(rect.y) / d - y) / Double(size.height)),
+            right: min(1, (Double(rect.x + rect.width) / d - x) / Double(size.width)),
+            bottom: min(1, (Double(rect.y + rect.height) / d - y) / Double(size.height)))
+        return (RasterImage(size: size, pixels: pixels), exact)
     }
 
     /// CMYK JPEGs store inverted inks (Adobe's convention, which libjpeg-turbo

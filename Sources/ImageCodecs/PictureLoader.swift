@@ -96,10 +96,11 @@ public struct PictureLoader: Sendable, Equatable {
     /// its upright width or height), resampled to `size`: what a zoomed
     /// picture shows sharp.
     ///
-    /// A JPEG is cut to the region before decoding (``JPEGCodec/crop(_:path:to:)``,
-    /// lossless, in its stored orientation), then decoded at the smallest
-    /// DCT scale still at least `size`: only about the region at screen
-    /// resolution is ever in memory, never the whole photo zoomed. PNGs
+    /// A JPEG's region alone is decoded
+    /// (``JPEGCodec/decodeRegion(_:path:rect:minimumSize:maximumPixels:)``,
+    /// in its stored orientation), at the smallest DCT scale still at
+    /// least `size`: only about the region at screen resolution is ever
+    /// in memory, never the whole photo zoomed. PNGs
     /// and GIFs are decoded whole, reduced as they are when fitted, then cut.
     public func loadRegion(_ path: String, region: PictureRegion, at size: PixelSize) throws(ImageFileError) -> RasterImage {
         var bytes = try readWholeFile(path, limit: maximumFileBytes)
@@ -110,20 +111,11 @@ public struct PictureLoader: Sendable, Equatable {
             let orientation = exifRotate ? EXIFOrientation.read(bytes) : .upright
             let wanted = region.pixels(of: orientation.uprightSize(of: stored))
             let cut = orientation.storedRect(forUpright: wanted, stored: stored)
-            let (jpeg, origin) = try JPEGCodec.crop(bytes, path: path, to: cut)
+            // `size` is upright: the stored part must cover it with its sides turned back.
+            let storedTarget = orientation.swapsSides ? PixelSize(width: size.height, height: size.width) : size
+            let (decoded, exact) = try JPEGCodec.decodeRegion(
+                bytes, path: path, rect: cut, minimumSize: storedTarget, maximumPixels: maximumScaledJPEGPixels)
             bytes = []
-            // The cut holds `cut` from `origin`; decoded at a DCT scale at
-            // least `size` over the region (in stored orientation), then cut exactly.
-            let cropped = try JPEGCodec.size(of: jpeg, path: path)
-            let uprightTarget = orientation.uprightSize(of: size)
-            let storedTarget = orientation.swapsSides ? PixelSize(width: uprightTarget.height, height: uprightTarget.width) : size
-            let minimum = PixelSize(
-                width: (storedTarget.width * cropped.width + cut.width - 1) / cut.width,
-                height: (storedTarget.height * cropped.height + cut.height - 1) / cut.height)
-            let decoded = try JPEGCodec.decode(jpeg, path: path, minimumSize: minimum, maximumPixels: maximumScaledJPEGPixels)
-            let exact = PictureRegion(
-                left: Double(origin.x) / Double(cropped.width), top: Double(origin.y) / Double(cropped.height),
-                right: Double(origin.x + cut.width) / Double(cropped.width), bottom: Double(origin.y + cut.height) / Double(cropped.height))
             return resample(upright(decoded.cropped(to: exact.pixels(of: decoded.size)), orientation), to: size)
         case .png:
             let full = try PNGCodec.size(of: bytes, path: path)

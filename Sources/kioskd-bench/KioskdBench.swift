@@ -17,7 +17,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, GIFOnly.self, ZoomOnly.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -85,7 +85,7 @@ struct GIFOnly: ParsableCommand {
 }
 
 struct ZoomOnly: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "zoom", abstract: "Print zoom_region_decode_ms.")
+    static let configuration = CommandConfiguration(commandName: "zoom", abstract: "Print zoom_region_decode_ms and zoom_sharp_ms.")
     @Option var folder = ".build/bench-pictures"
     @Option var rounds = 9
 
@@ -365,7 +365,8 @@ func decodeFigures(rounds: Int) throws {
 /// `zoom_region_decode_ms`: the worker's part of a pinch's sharp picture
 /// (`zoom_sharp_ms`, once the show draws it): a 24 Mpx photo in a
 /// 1344x1080 slot zoomed 2x about its middle, its visible region cut from
-/// the file, decoded and resampled to the window, the median of `rounds`.
+/// the file, decoded and resampled to the window, the median of `rounds`;
+/// then `zoom_sharp_ms` from a show (``ZoomSharp``).
 func zoomFigures(folder: String, rounds: Int) throws {
     mkdir(folder, 0o755)
     let path = folder + "/zoom-24mp-v1.jpg"
@@ -376,10 +377,13 @@ func zoomFigures(folder: String, rounds: Int) throws {
     let loader = PictureLoader(background: .black)
     let times = try (0..<rounds).map { _ in try time { _ = try loader.loadRegion(path, region: view.region, at: view.onScreen.size) } }
     print("zoom_region_decode_ms \(format(median(times))) ms (\(view.region.pixels(of: photoSize).size) of the photo to \(view.onScreen.size))")
-    // How that splits: the lossless cut (tjTransform reads every block of the file) and the rest.
-    let bytes = try readWholeFile(path, limit: 1 << 28)
-    let cuts = try (0..<rounds).map { _ in try time { _ = try JPEGCodec.crop(bytes, path: path, to: view.region.pixels(of: photoSize)) } }
-    print("zoom_region_cut_ms \(format(median(cuts))) ms of that: the lossless cut of the file to the region")
+    // The whole path in a show: the pinch's lift to the sharp frame on screen.
+    let show = folder + "/zoom-show"
+    mkdir(show, 0o755)
+    for name in ["1.jpg", "2.jpg"] where access(show + "/" + name, F_OK) != 0 { link(path, show + "/" + name) }
+    fflush(nil)
+    let status = waitForExit(spawnSelf(["zoom-sharp", show]))
+    if status != 0 { throw ExitCode(status) }
 }
 
 /// Only `tjDecompress2` at `factor` into a buffer allocated beforehand.

@@ -12,7 +12,7 @@ struct UinputPlay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uinput-play",
         abstract: "Play a swipe or a key on a virtual uinput device (the VM tests).",
-        subcommands: [Swipe.self, Key.self, Flood.self, Replay.self])
+        subcommands: [Swipe.self, Pinch.self, Tap.self, Key.self, Flood.self, Replay.self])
 
     struct Timing: ParsableArguments {
         @Option(help: "Seconds to wait after making the device, for kioskd to open it.")
@@ -67,6 +67,83 @@ struct UinputPlay: ParsableCommand {
             try panel.send(InputCode.absolute, InputCode.trackingID, -1)
             try panel.send(InputCode.key, InputCode.buttonTouch, 0)
             try panel.report()
+            Thread.sleep(forTimeInterval: timing.linger)
+        }
+    }
+
+    struct Pinch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Two fingers either side of X,Y (fractions of the panel), FROM apart, spread (or close) to TO apart over SECONDS (fractions of the width), then lift.")
+        @Argument var x: Double
+        @Argument var y: Double
+        @Argument var from: Double
+        @Argument var to: Double
+        @Argument var seconds: Double
+        @OptionGroup var timing: Timing
+
+        func run() throws {
+            let maximum: Int32 = 4095
+            let panel = try VirtualInputDevice(.touchscreen(axisMaximum: maximum), name: "kioskd test touchscreen")
+            FileHandle.standardOutput.write(Data("\(panel.path)\n".utf8))
+            Thread.sleep(forTimeInterval: timing.ready)
+            func axis(_ fraction: Double) -> Int32 { Int32((fraction * Double(maximum)).rounded()) }
+            func place(_ apart: Double) throws {
+                for (slot, side) in [(Int32(0), -0.5), (1, 0.5)] {
+                    try panel.send(InputCode.absolute, InputCode.slot, slot)
+                    try panel.send(InputCode.absolute, InputCode.positionX, axis(x + side * apart))
+                }
+            }
+            for slot in Int32(0)...1 {
+                try panel.send(InputCode.absolute, InputCode.slot, slot)
+                try panel.send(InputCode.absolute, InputCode.trackingID, slot + 1)
+                try panel.send(InputCode.absolute, InputCode.positionY, axis(y))
+            }
+            try place(from)
+            try panel.send(InputCode.key, InputCode.buttonTouch, 1)
+            try panel.report()
+            let steps = max(1, Int((seconds / 0.008).rounded()))
+            for step in 1...steps {
+                Thread.sleep(forTimeInterval: seconds / Double(steps))
+                try place(from + (to - from) * Double(step) / Double(steps))
+                try panel.report()
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+            for slot in Int32(0)...1 {
+                try panel.send(InputCode.absolute, InputCode.slot, slot)
+                try panel.send(InputCode.absolute, InputCode.trackingID, -1)
+            }
+            try panel.send(InputCode.key, InputCode.buttonTouch, 0)
+            try panel.report()
+            Thread.sleep(forTimeInterval: timing.linger)
+        }
+    }
+
+    struct Tap: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Tap at X,Y (fractions of the panel), COUNT times, 0.1 s apart (2: a double tap).")
+        @Argument var x: Double
+        @Argument var y: Double
+        @Option(help: "How many taps.")
+        var count = 1
+        @OptionGroup var timing: Timing
+
+        func run() throws {
+            let maximum: Int32 = 4095
+            let panel = try VirtualInputDevice(.touchscreen(axisMaximum: maximum), name: "kioskd test touchscreen")
+            FileHandle.standardOutput.write(Data("\(panel.path)\n".utf8))
+            Thread.sleep(forTimeInterval: timing.ready)
+            for tap in 0..<max(1, count) {
+                if tap > 0 { Thread.sleep(forTimeInterval: 0.1) }
+                try panel.send(InputCode.absolute, InputCode.slot, 0)
+                try panel.send(InputCode.absolute, InputCode.trackingID, Int32(tap + 1))
+                try panel.send(InputCode.absolute, InputCode.positionX, Int32((x * Double(maximum)).rounded()))
+                try panel.send(InputCode.absolute, InputCode.positionY, Int32((y * Double(maximum)).rounded()))
+                try panel.send(InputCode.key, InputCode.buttonTouch, 1)
+                try panel.report()
+                Thread.sleep(forTimeInterval: 0.06)
+                try panel.send(InputCode.absolute, InputCode.trackingID, -1)
+                try panel.send(InputCode.key, InputCode.buttonTouch, 0)
+                try panel.report()
+            }
             Thread.sleep(forTimeInterval: timing.linger)
         }
     }

@@ -136,3 +136,70 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         #expect(nearlyEqual(picture[672, 504], 0xE0E028))
     }
 }
+
+/// A zoom's region decoded alone (libjpeg's own API through `CJPEGRegion`):
+/// the files a kiosk meets give their colours or a clear error, as a whole
+/// decode does, and mangled ones never crash it.
+@Suite struct JPEGRegionDecodeTests {
+    let middle = PictureRegion(left: 0.25, top: 0.25, right: 0.75, bottom: 0.75)
+    let loader = PictureLoader(background: .black)
+
+    @Test func greyProgressiveAndCMYKRegionsKeepTheirColours() throws {
+        let folder = try ScratchFolder()
+        let files: [(String, [UInt8], UInt32)] = [
+            ("grey.jpg", try JPEGCodec.encode(solid(400, 300, 0x808080), kind: .grayscale), 0x808080),
+            ("web.jpg", try JPEGCodec.encode(solid(400, 300, 0x28A0A0), kind: .progressive), 0x28A0A0),
+            ("print.jpg", try JPEGCodec.encode(solid(400, 300, 0xE02828), quality: 98, kind: .cmyk), 0xE02828),
+        ]
+        for (name, bytes, colour) in files {
+            let region = try loader.loadRegion(try folder.write(name, bytes), region: middle, at: PixelSize(width: 150, height: 110))
+            #expect(region.size == PixelSize(width: 150, height: 110))
+            #expect(region.pixels.allSatisfy { nearlyEqual($0, colour, tolerance: 6) }, "\(name): \(RGBColor(xrgb: region[75, 55]))")
+        }
+    }
+
+    /// A half-copied file whose region lies past where its data ends is
+    /// refused as the whole decode refuses it; a region above that still shows.
+    @Test func aTruncatedFilesRegionIsRefusedAsPrematureEnd() throws {
+        let folder = try ScratchFolder()
+        let whole = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 640, height: 480)))
+        let path = try folder.write("half.jpg", Array(whole.prefix(whole.count / 2)))
+        let error = #expect(throws: ImageFileError.self) {
+            try loader.loadRegion(path, region: PictureRegion(left: 0, top: 0.6, right: 0.5, bottom: 1), at: PixelSize(width: 320, height: 192))
+        }
+        #expect(error?.description == "\(path): cannot decode: Premature end of JPEG file")
+        let top = try loader.loadRegion(path, region: PictureRegion(left: 0, top: 0, right: 0.5, bottom: 0.2), at: PixelSize(width: 320, height: 96))
+        #expect(top.size == PixelSize(width: 320, height: 96))
+    }
+
+    /// A bounded fuzz run: 400 copies of a small photo, each with up to 8
+    /// bytes changed, cut short or both, decoded in a region: each gives a
+    /// picture of the size asked for or an error naming the file, never a crash.
+    @Test func mangledFilesGiveAPictureOrAnError() throws {
+        let folder = try ScratchFolder()
+        let original = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 320, height: 240)), kind: .colour)
+        // Knuth's MMIX LCG, its high bits: reproducible runs.
+        var state: UInt64 = 16
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        var refused = 0
+        for round in 0..<400 {
+            var bytes = original
+            for _ in 0...Int(next() % 8) {
+                bytes[Int(next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: next())
+            }
+            if round % 3 == 0 { bytes = Array(bytes.prefix(Int(next() % UInt64(bytes.count)))) }
+            let path = try folder.write("mangled.jpg", bytes)
+            do {
+                let region = try loader.loadRegion(path, region: middle, at: PixelSize(width: 80, height: 60))
+                #expect(region.size == PixelSize(width: 80, height: 60))
+            } catch {
+                refused += 1
+                #expect(error.path == path && !error.why.isEmpty)
+            }
+        }
+        #expect(refused > 0 && refused < 400, "\(refused) refused")
+    }
+}

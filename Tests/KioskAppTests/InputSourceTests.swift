@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 import InputDevices
 @testable import KioskApp
 import KioskCore
@@ -20,8 +21,8 @@ final class LiveInputShow {
     private(set) var log: [String] = []
     static let panel = PixelSize(width: 320, height: 180)
 
-    init(_ devices: [any InputDevice], configure: (inout KioskSettings) -> Void = { _ in }) throws {
-        folder = try fourColours()
+    init(_ devices: [any InputDevice], folder given: PictureFolder? = nil, configure: (inout KioskSettings) -> Void = { _ in }) throws {
+        folder = try given ?? fourColours()
         var settings = showSettings(folder, interval: 600, transition: 0.2)
         settings.display.target = .headless
         settings.input.devices = []  // nothing found: only the devices handed over
@@ -69,6 +70,14 @@ final class LiveInputShow {
     func snapshot(at position: Double) throws -> RasterImage {
         try SnapshotJob(settings: settings, screen: Self.panel, position: position).run().frame
     }
+}
+
+/// `kioskd snapshot --zoom --focus` for what the live show's `status` says.
+func zoomSnapshot(_ show: LiveInputShow, _ zoom: ZoomStatus) throws -> RasterImage {
+    var job = SnapshotJob(settings: show.settings, screen: LiveInputShow.panel, position: 0)
+    job.zoom = zoom.scale
+    job.focus = (zoom.focusX, zoom.focusY)
+    return try job.run().frame
 }
 
 /// A finger on a piped 10-slot touchscreen (axes 0 to 4095, no resolution:
@@ -167,6 +176,69 @@ struct PipedFinger {
         try finger.up(after: 0.08)
         try show.run { $0.controller.show.schedule.isPaused }
         #expect(show.events.contains(.paused))
+    }
+
+    /// Two real fingers on the piped touchscreen spread apart: the centred
+    /// picture zooms (to `max_zoom`, 2x), the strip stays, and once they
+    /// lift the screen is exactly `kioskd snapshot --zoom --focus` of what
+    /// `status` reports. One finger then pans it; it is sharp again there.
+    @Test func twoFingersZoomTheCentredPictureAndOneFingerPansIt() throws {
+        let panel = try Self.touchscreen()
+        let pictures = try PictureFolder([("a.png", try PNGCodec.encode(detailedPhoto())), ("b.png", try flatPNG(green))])
+        let show = try LiveInputShow([panel], folder: pictures)
+        var finger = PipedFinger(writer: panel.writer)
+        try finger.down(0.45, 0.5, slot: 0, id: 1)
+        try finger.down(0.55, 0.5, slot: 1, id: 2)
+        for step in 1...10 {
+            try finger.move(0.55 + 0.01 * Double(step), 0.5, slot: 1)
+            try finger.move(0.45 - 0.01 * Double(step), 0.5, slot: 0)
+        }
+        try finger.up(slot: 0)
+        try finger.up(slot: 1)
+        let status = { show.controller.show.zoomStatus(at: MonotonicClock.now()) }
+        try show.run { _ in status()?.sharp == true }
+        let zoomed = try #require(status())
+        #expect(zoomed.scale == 2 && abs(zoomed.focusX - 0.5) < 0.02 && abs(zoomed.focusY - 0.5) < 0.02, "\(zoomed)")
+        #expect(show.centred == 0 && show.controller.statistics.slides == 0)
+        try show.settle()
+        #expect(show.screen.shown == (try zoomSnapshot(show, zoomed)))
+
+        finger.time = MonotonicClock.now()
+        try finger.swipe(from: 0.5, to: 0.3, over: 0.2)
+        try show.run { _ in status().map { $0.sharp && $0.focusX != zoomed.focusX } == true }
+        let panned = try #require(status())
+        #expect(panned.scale == 2 && panned.focusX > zoomed.focusX && abs(panned.focusY - zoomed.focusY) < 1e-9, "\(panned)")
+        #expect(show.centred == 0 && show.controller.statistics.slides == 0, "the strip stayed")
+        try show.settle()
+        #expect(show.screen.shown == (try zoomSnapshot(show, panned)))
+    }
+
+    /// With `tap_zones`, a tap in the middle pauses only once no second tap
+    /// came within 300 ms; a double tap there zooms and does not pause.
+    @Test func aMiddleTapWaitsForASecondAndADoubleTapZooms() throws {
+        let panel = try Self.touchscreen()
+        let pictures = try PictureFolder([("a.png", try PNGCodec.encode(detailedPhoto())), ("b.png", try flatPNG(green))])
+        let show = try LiveInputShow([panel], folder: pictures)
+        var finger = PipedFinger(writer: panel.writer)
+        try finger.down(0.5, 0.5, slot: 0, id: 1)
+        try finger.up(after: 0.08)
+        let start = MonotonicClock.now()
+        try show.run { _ in MonotonicClock.now() - start > 0.15 }
+        #expect(!show.controller.show.schedule.isPaused, "not before the time for a second tap")
+        try show.run { $0.controller.show.schedule.isPaused }
+
+        // Well after the first tap (as stamped), so the next is not its second.
+        finger.time = MonotonicClock.now() + SwipeRecognizer.doubleTapInterval
+        try finger.down(0.5, 0.5, slot: 0, id: 2)
+        try finger.up(after: 0.08)
+        finger.time += 0.1
+        try finger.down(0.52, 0.5, slot: 0, id: 3)
+        try finger.up(after: 0.08)
+        try show.run { $0.controller.show.zoomStatus(at: MonotonicClock.now())?.sharp == true }
+        let after = MonotonicClock.now()
+        try show.run { _ in MonotonicClock.now() - after > 0.4 }
+        #expect(show.controller.show.schedule.isPaused && show.controller.show.isZoomed, "\(show.events)")
+        #expect(!show.events.contains(.resumed))
     }
 
     /// Only the first finger drives; a third finger cancels the gesture, and

@@ -157,6 +157,39 @@ struct VMDisplayTests {
         #expect(try exitOf("bochs/pairs.exit").status == 0)
     }
 
+    /// Two fingers spread on the virtual touchscreen zoom the centred card;
+    /// once sharp, the real screen is exactly `kioskd snapshot --zoom Z
+    /// --focus X,Y` for the zoom `status` reported, and differs from the
+    /// unzoomed frame. A double tap takes it back to that frame.
+    @Test func aPinchZoomsTheRealScreenAndADoubleTapResets() throws {
+        let status = try String(contentsOfFile: results("bochs/zoom-status.json"), encoding: .utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any], "\(status)")
+        let zoom = try #require(object["zoom"] as? Double), focus = try #require(object["focus"] as? [Double])
+        #expect(object["zoom_sharp"] as? Bool == true, "\(status)")
+        // Spread to three times the distance: the card's own pixels stop it
+        // (1200x900 fitted at 896x672 on bochs' 1280x800: 1.34x), about the middle.
+        let fitted = aspectFitSize(of: PixelSize(width: 1200, height: 900), in: try CarouselGeometry(
+            screen: PixelSize(width: 1280, height: 800), settings: KioskSettings().layout).slotSize)
+        #expect(abs(zoom - 1200 / Double(fitted.width)) < 1e-9 && abs(focus[0] - 0.5) < 0.05 && abs(focus[1] - 0.5) < 0.05, "\(status)")
+        let screen = try readScreendump(results("bochs/zoom-pinch.ppm"))
+        var settings = KioskSettings()
+        settings.images = demoImages
+        settings.layout.background = RGBColor(xrgb: vmBackground)
+        var job = SnapshotJob(settings: settings, screen: screen.size, position: 0)
+        job.zoom = zoom
+        job.focus = (focus[0], focus[1])
+        expectSamePixels(screen, try job.run().frame)
+        let plain = try snapshot(size: screen.size)
+        #expect(screen.pixels != plain.pixels)
+        expectSamePixels(try readScreendump(results("bochs/zoom-reset.ppm")), plain)
+        let reset = try String(contentsOfFile: results("bochs/zoom-reset.json"), encoding: .utf8)
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(reset.utf8)) as? [String: Any], "\(reset)")
+        #expect(after["zoom"] as? Double == 1 && after["focus"] is NSNull && after["zoom_sharp"] as? Bool == false, "\(reset)")
+        let log = try String(contentsOfFile: results("bochs/zoom.log"), encoding: .utf8)
+        #expect(!log.contains("paused") && !log.contains("picture 1 in the centre"), "neither a pause nor a slide: \(log)")
+        #expect(try exitOf("bochs/zoom.exit").status == 0)
+    }
+
     @Test func aModeFromTheConfigIsUsedAndLaidOutByTheGeometry() throws {
         let screen = try readScreendump(results("bochs/mode1080.ppm"))
         #expect(screen.size == PixelSize(width: 1920, height: 1080))

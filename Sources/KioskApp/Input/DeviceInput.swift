@@ -105,10 +105,10 @@ final class DeviceInput {
         case .doubleTapped(let point) where tapZones && TapAction(tapAt: point.x, screenWidth: Double(geometry.screen.width)) != .pauseOrResume:
             perform(TapAction(tapAt: point.x, screenWidth: Double(geometry.screen.width)), controller: controller)
         case .pinchBegan, .doubleTapped:
-            controller.perform(.zoom(ZoomTouch(gesture)!))
+            controller.perform(.zoom(ZoomTouch(gesture)!), sensedAt: input.time)
         default:
             // A pan, the pinch's moves and its end go to a zoom under way only.
-            if controller.show.isZoomed, let zoom = ZoomTouch(gesture) { controller.perform(.zoom(zoom)) }
+            if controller.show.isZoomed, let zoom = ZoomTouch(gesture) { controller.perform(.zoom(zoom), sensedAt: input.time) }
         }
     }
 

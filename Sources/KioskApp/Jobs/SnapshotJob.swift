@@ -102,7 +102,10 @@ public struct SnapshotJob: Sendable {
         do {
             let limits = PictureZoom.Limits(fitted: fitted.size, original: try loader.uprightSize(of: path), maximumZoom: settings.input.maxZoom)
             let window = assembly.layout.geometry.slotSize
-            let view = PictureZoom.focused(on: focus, scale: zoom, limits: limits).view(in: window, limits: limits)
+            let zoomed = PictureZoom.focused(on: focus, scale: zoom, limits: limits)
+            // Held to 1x (max_zoom 1, a photo no larger than its slot): the plain picture.
+            guard zoomed.isZoomed else { return nil }
+            let view = zoomed.view(in: window, limits: limits)
             let part = try loader.loadRegion(path, region: view.region, at: view.onScreen.size)
             return (unit, ZoomedPicture.slotPicture(window: window, background: settings.layout.background, showing: part, at: view.onScreen))
         } catch {

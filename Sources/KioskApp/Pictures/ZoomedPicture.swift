@@ -21,6 +21,8 @@ struct ZoomedPicture {
     private(set) var sharp: (region: ZoomRegion, picture: RasterImage)?
     /// The last picture made, and the zoom it shows.
     private var made: (zoom: PictureZoom, sharp: Bool, picture: RasterImage)?
+    /// True when the last picture made shows the sharp region.
+    var showsSharp: Bool { made?.sharp == true }
 
     init(unit: Int, path: String, zoom: CentredZoom) {
         self.unit = unit

@@ -39,7 +39,8 @@ final class RunningShow {
     /// last frame of a slide), decided when drawn: a command that arrives
     /// before its flip completes must not unsay that it came to rest.
     /// `moves`: when the finger moves it is the first to show were sensed.
-    private var inFlight: (moving: Bool, position: Double, arrives: Int?, moves: [Double])?
+    /// `sharpAfter`: the frame is the first sharp one since the pinch that ended then.
+    private var inFlight: (moving: Bool, position: Double, arrives: Int?, moves: [Double], sharpAfter: Double?)?
     /// When the finger moves not yet in a frame were sensed (kernel time).
     private var movesSinceDraw: [Double] = []
     /// At most this many are kept (the oldest): a flood of moves between two frames costs no more.
@@ -85,6 +86,8 @@ final class RunningShow {
     private var drawnZoom: PictureZoom?
     /// The sharp region the decoder was last asked for.
     private var requestedRegion: ZoomRegion?
+    /// When the last pinch ended (its lift's kernel time), until its sharp frame is drawn.
+    private var pinchEndedAt: Double?
     /// The zoomed picture made for the frame being drawn.
     private var zoomedFrame: (unit: Int, picture: RasterImage)?
 
@@ -135,6 +138,11 @@ final class RunningShow {
     func command(_ command: ShowCommand, at now: Double, sensedAt: Double? = nil) {
         if case .zoom(let touch) = command {
             zoomTouched(touch, at: now)
+            switch touch {
+            case .ended where zoomed != nil: pinchEndedAt = sensedAt ?? now
+            case .ended: break
+            default: pinchEndedAt = nil
+            }
             schedule.apply(command, at: now)
             return
         }
@@ -607,7 +615,7 @@ final class RunningShow {
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.index.count)
         settledTarget += Int(delta)
         drawnPosition = drawnPosition.map { $0 + delta }
-        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves) }
+        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves, $0.sharpAfter) }
         pictures.position += delta
         change?.motion.renumber(by: Int(delta))
     }
@@ -668,7 +676,9 @@ final class RunningShow {
         drawnPosition = position
         drawnZoom = zoomed?.zoom.zoom(at: shownAt)
         frameNeeded = false
-        inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw)
+        let sharpAfter = zoomedFrame != nil && zoomed?.showsSharp == true ? pinchEndedAt : nil
+        if sharpAfter != nil { pinchEndedAt = nil }
+        inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw, sharpAfter)
         movesSinceDraw = []
         // Screens without flip events (the first mode set) show the frame at once.
         if !screen.flipPending { frameShown(at: screen.nextRefresh(after: now)) }
@@ -686,6 +696,7 @@ final class RunningShow {
         inFlight = nil
         statistics.framesShown += 1
         for sensed in frame.moves { statistics.inputToPhoton.record(shownAt - sensed) }
+        if let ended = frame.sharpAfter { statistics.zoomToSharp.record(shownAt - ended) }
         if frame.moving {
             if let last = lastMotionFrameShown {
                 statistics.refreshesMissed += max(0, Int(((shownAt - last) / screen.refreshPeriod).rounded()) - 1)
@@ -768,6 +779,7 @@ final class RunningShow {
     private func endZoom() {
         guard zoomed != nil else { return }
         zoomed = nil
+        pinchEndedAt = nil
         frameNeeded = true
         if requestedRegion != nil {
             requestedRegion = nil

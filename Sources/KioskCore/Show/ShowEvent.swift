@@ -14,6 +14,9 @@ public struct ShowStatistics: Equatable, Sendable {
     /// From each finger move's kernel timestamp to the flip of the first
     /// frame that shows it (`input_to_photon_ms`).
     public var inputToPhoton = LatencyHistogram()
+    /// From the lift that ended each pinch (its kernel timestamp) to the
+    /// flip of the first frame with the zoomed part decoded again sharp (`zoom_sharp_ms`).
+    public var zoomToSharp = LatencyHistogram()
 
     public init() {}
 }

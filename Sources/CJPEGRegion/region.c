@@ -1,0 +1,111 @@
+#include "CJPEGRegion.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+struct error_manager {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char warning[200];
+};
+
+static void exit_with_error(j_common_ptr cinfo) {
+    struct error_manager *manager = (struct error_manager *)cinfo->err;
+    longjmp(manager->jump, 1);
+}
+
+/// Warnings (level -1) are kept, the first one only; trace messages dropped.
+static void keep_warning(j_common_ptr cinfo, int level) {
+    struct error_manager *manager = (struct error_manager *)cinfo->err;
+    if (level < 0 && manager->warning[0] == 0) {
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, text);
+        snprintf(manager->warning, sizeof manager->warning, "%s", text);
+    }
+}
+
+int kiosk_jpeg_decode_region(
+    const unsigned char *data, unsigned long size, unsigned int left, unsigned int top, unsigned int width,
+    unsigned int height, unsigned int scale_denom, unsigned long maximum_pixels, struct kiosk_jpeg_region *region,
+    char *message, size_t message_size) {
+    struct jpeg_decompress_struct cinfo;
+    struct error_manager manager;
+    /* volatile: changed between setjmp and a longjmp back to it. */
+    unsigned char *volatile pixels = NULL;
+    memset(region, 0, sizeof *region);
+    memset(&manager, 0, sizeof manager);
+    cinfo.err = jpeg_std_error(&manager.pub);
+    manager.pub.error_exit = exit_with_error;
+    manager.pub.emit_message = keep_warning;
+    if (setjmp(manager.jump)) {
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo.err->format_message)((j_common_ptr)&cinfo, text);
+        snprintf(message, message_size, "%s", text);
+        free(pixels);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, size);
+    jpeg_read_header(&cinfo, TRUE);
+    if (width == 0 || height == 0 || left + width > cinfo.image_width || top + height > cinfo.image_height) {
+        snprintf(message, message_size, "the part %ux%u at %u,%u is not inside the %ux%u picture", width, height, left, top,
+                 cinfo.image_width, cinfo.image_height);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_BGRX;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = scale_denom;
+    jpeg_start_decompress(&cinfo);
+    unsigned int scaled_width = cinfo.output_width, scaled_height = cinfo.output_height;
+    /* The part at this scale, rounded outward. */
+    unsigned int first_row = top / scale_denom;
+    unsigned int end_row = (top + height + scale_denom - 1) / scale_denom;
+    if (end_row > scaled_height) end_row = scaled_height;
+    JDIMENSION x = left / scale_denom;
+    JDIMENSION end_column = (left + width + scale_denom - 1) / scale_denom;
+    if (end_column > scaled_width) end_column = scaled_width;
+    JDIMENSION columns = end_column - x;
+    jpeg_crop_scanline(&cinfo, &x, &columns);
+    unsigned int rows = end_row - first_row;
+    if ((unsigned long)columns * rows > maximum_pixels) {
+        snprintf(message, message_size, "the part would be %ux%u pixels", (unsigned)columns, rows);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    pixels = malloc((size_t)columns * rows * 4);
+    if (pixels == NULL) {
+        snprintf(message, message_size, "out of memory for %ux%u pixels", (unsigned)columns, rows);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    if (first_row > 0) jpeg_skip_scanlines(&cinfo, first_row);
+    while (cinfo.output_scanline < end_row) {
+        JSAMPROW row = pixels + (size_t)(cinfo.output_scanline - first_row) * columns * 4;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    /* The rows below are never read. */
+    jpeg_abort_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    region->pixels = pixels;
+    region->width = columns;
+    region->height = rows;
+    region->x = x;
+    region->y = first_row;
+    region->scaled_width = scaled_width;
+    region->scaled_height = scaled_height;
+    region->cmyk = cmyk;
+    memcpy(region->warning, manager.warning, sizeof region->warning);
+    return 0;
+}
+
+void kiosk_jpeg_region_free(struct kiosk_jpeg_region *region) {
+    free(region->pixels);
+    region->pixels = NULL;
+}

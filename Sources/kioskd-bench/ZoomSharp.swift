@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import ImageCodecs
+import InputDevices
+import KioskApp
+import KioskCore
+import SystemCalls
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `zoom_sharp_ms`: two fingers on a piped touchscreen pinch the centred
+/// 24 Mpx photo of a headless 1920x1080 show to 2x, at a different place
+/// each time; the show counts from the lift's timestamp to the flip of the
+/// first frame with the zoomed part decoded again sharp on its worker
+/// (``ShowStatistics/zoomToSharp``). A double tap takes it back to 1x
+/// between pinches. The path from the pipe on is the daemon's own.
+struct ZoomSharp: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "zoom-sharp", abstract: "Pinch the headless show's 24 Mpx photo and print zoom_sharp_ms.")
+
+    @Argument var folder: String
+    @Option(help: "Pinches.")
+    var pinches = 8
+
+    func run() throws {
+        blockDaemonSignals()   // before the finger's thread exists: the show takes SIGTERM from its signalfd
+        keepPictureBuffersOutOfTheHeap()
+        let settings = headlessShow(folder, interval: 3600)
+        let panel = try PipedInputDevice.touchscreen(name: "bench fingers", axisMaximum: 4095)
+        let fingers = Fingers(writer: panel.writer, pinches: pinches)
+        var job = DisplayJob(settings: settings, index: 0, log: { _ in })
+        job.inputDevices = [panel]
+        Thread.detachNewThread {
+            fingers.play()
+            kill(getpid(), SIGTERM)
+        }
+        let latency = try job.run { _ in false }.zoomToSharp
+        guard let median = latency.percentile(0.5) else { throw ValidationError("no pinch reached a sharp frame") }
+        print("zoom_sharp_ms \(format(median * 1000)) ms (median of \(latency.count) pinches of the 24 Mpx photo to 2x, lift to the sharp frame's flip; slowest \(format(latency.slowest * 1000)))")
+    }
+}
+
+/// Pinches across the middle of the panel: two fingers 0.1 of the width
+/// apart spread to 0.3 over 0.3 s (3x, held to 2x), each about another
+/// point; 1.5 s for the sharp frame; a double tap back to 1x; a pause.
+private struct Fingers: Sendable {
+    let writer: InputEventWriter
+    let pinches: Int
+
+    func play() {
+        // The show takes its screen and first pictures first (the 24 Mpx decode included).
+        usleep(3_000_000)
+        for pinch in 0..<pinches {
+            let x = 0.4 + 0.2 * Double(pinch % 4) / 3, y = 0.35 + 0.3 * Double(pinch % 3) / 2
+            let steps = 36
+            for step in 0...steps {
+                let apart = 0.05 + 0.1 * Double(step) / Double(steps)
+                fingers([(1, x - apart, y), (2, x + apart, y)], landing: step == 0)
+                usleep(8_333)
+            }
+            lift([0, 1])
+            usleep(1_500_000)
+            for tap in 0..<2 {
+                fingers([(Int32(10 + tap), 0.5, 0.5)], landing: true)
+                usleep(60_000)
+                lift([0])
+                usleep(100_000)
+            }
+            usleep(1_000_000)
+        }
+    }
+
+    /// Each finger (tracking id, x, y) in its slot, then one report.
+    private func fingers(_ touches: [(id: Int32, x: Double, y: Double)], landing: Bool) {
+        let now = MonotonicClock.now()
+        for (slot, touch) in touches.enumerated() {
+            try? writer.send(InputCode.absolute, InputCode.slot, Int32(slot), at: now)
+            if landing { try? writer.send(InputCode.absolute, InputCode.trackingID, touch.id, at: now) }
+            try? writer.send(InputCode.absolute, InputCode.positionX, Int32((touch.x * 4095).rounded()), at: now)
+            try? writer.send(InputCode.absolute, InputCode.positionY, Int32((touch.y * 4095).rounded()), at: now)
+        }
+        try? writer.report(at: now)
+    }
+
+    private func lift(_ slots: [Int32]) {
+        let now = MonotonicClock.now()
+        for slot in slots {
+            try? writer.send(InputCode.absolute, InputCode.slot, slot, at: now)
+            try? writer.send(InputCode.absolute, InputCode.trackingID, -1, at: now)
+        }
+        try? writer.report(at: now)
+    }
+}
