@@ -39,6 +39,8 @@ struct ZoomSharp: ParsableCommand {
         let latency = try job.run { _ in false }.zoomToSharp
         guard let median = latency.percentile(0.5) else { throw ValidationError("no pinch reached a sharp frame") }
         print("zoom_sharp_ms \(format(median * 1000)) ms (median of \(latency.count) pinches of the 24 Mpx photo to 2x, lift to the sharp frame's flip; slowest \(format(latency.slowest * 1000)))")
+        // The whole process at its peak: the show, its cache and the zoom's pictures (the region, the slot's zoomed picture, the worker's decode).
+        print("zoom_peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB (the whole process's peak while pinching 24 Mpx photos)")
     }
 }
 
