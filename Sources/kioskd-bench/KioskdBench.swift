@@ -377,13 +377,22 @@ func zoomFigures(folder: String, rounds: Int) throws {
     let loader = PictureLoader(background: .black)
     let times = try (0..<rounds).map { _ in try time { _ = try loader.loadRegion(path, region: view.region, at: view.onScreen.size) } }
     print("zoom_region_decode_ms \(format(median(times))) ms (\(view.region.pixels(of: photoSize).size) of the photo to \(view.onScreen.size))")
+    // How that splits: libjpeg's decode of the part alone (the rest: reading the file, cutting, resampling).
+    let bytes = try readWholeFile(path, limit: 1 << 28)
+    let rect = view.region.pixels(of: photoSize)
+    let parts = try (0..<rounds).map { _ in
+        try time { _ = try JPEGCodec.decodeRegion(bytes, path: path, rect: rect, minimumSize: view.onScreen.size, maximumPixels: 1 << 24) }
+    }
+    print("zoom_region_jpeg_ms \(format(median(parts))) ms of that: libjpeg decoding the part alone")
     // The whole path in a show: the pinch's lift to the sharp frame on screen.
     let show = folder + "/zoom-show"
     mkdir(show, 0o755)
     for name in ["1.jpg", "2.jpg"] where access(show + "/" + name, F_OK) != 0 { link(path, show + "/" + name) }
     fflush(nil)
-    let status = waitForExit(spawnSelf(["zoom-sharp", show]))
-    if status != 0 { throw ExitCode(status) }
+    for hold in ["0.15", "0"] {
+        let status = waitForExit(spawnSelf(["zoom-sharp", show, "--hold", hold]))
+        if status != 0 { throw ExitCode(status) }
+    }
 }
 
 /// Only `tjDecompress2` at `factor` into a buffer allocated beforehand.

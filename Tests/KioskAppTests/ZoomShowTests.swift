@@ -46,7 +46,7 @@ import Testing
     }
 
     /// Fingers spread 100 px to 180 px: the picture follows at 1.8x, scaled
-    /// up from the slot's picture while they move (nothing decoded). When
+    /// up from the slot's picture while they move (nothing decoded). Once
     /// they lift the part on screen is decoded again, sharp, and the screen
     /// is then exactly what `kioskd snapshot --zoom --focus` draws.
     @Test func aPinchZoomsAndTheStillZoomIsSharpAsTheSnapshot() throws {
@@ -55,9 +55,9 @@ import Testing
         let unzoomed = try #require(run.frames.last).pixels
         run.command(.touch(.caught))
         run.command(.zoom(.pinchBegan(midpoint: ScreenPoint(x: 260, y: 150), distance: 100)))
-        run.run(until: 0.6)
+        run.run(until: 0.55)
         run.command(.zoom(.pinchMoved(midpoint: ScreenPoint(x: 250, y: 140), distance: 180)))
-        run.run(until: 0.7)
+        run.run(until: 0.6)
         let pinched = try #require(run.show.zoomStatus(at: run.now))
         #expect(abs(pinched.scale - 1.8) < 1e-12 && !pinched.sharp)
         #expect(run.decoder.zoomRequests.compactMap { $0 }.isEmpty, "nothing is decoded while the fingers move")
@@ -79,6 +79,30 @@ import Testing
         #expect(sharp != scaledUp, "the sharp region replaced the scaled-up picture")
         // The neighbour still peeks in on the right.
         #expect(sharp[470, 135] == green)
+        // From the lift to the sharp frame's flip: the next refresh, the decoder here being instant.
+        let latency = run.show.statistics.zoomToSharp
+        #expect(latency.count == 1 && latency.slowest > 0 && latency.slowest <= 1.0 / 60 + 1e-9)
+    }
+
+    /// Fingers that hold the zoom still for 100 ms have its sharp region
+    /// decoded before they lift: sharp on screen already, the lift costs nothing.
+    @Test func aZoomHeldStillIsSharpBeforeTheLift() throws {
+        let pictures = try folder()
+        let run = try show(pictures)
+        run.command(.touch(.caught))
+        run.command(.zoom(.pinchBegan(midpoint: Self.middle, distance: 100)))
+        run.command(.zoom(.pinchMoved(midpoint: Self.middle, distance: 170)))
+        run.run(until: 0.59)
+        #expect(run.decoder.zoomRequests.compactMap { $0 }.isEmpty)
+        run.run(until: 0.7)
+        let held = try #require(run.show.zoomStatus(at: run.now))
+        #expect(held.sharp && run.decoder.zoomRequests.compactMap { $0 }.count == 1, "asked for while the fingers hold it")
+        #expect(try #require(run.frames.last).pixels == (try snapshot(run, held)))
+        run.command(.zoom(.ended))
+        run.command(.touch(.cancelled))
+        run.run(until: 1)
+        #expect(run.decoder.zoomRequests.compactMap { $0 }.count == 1, "not asked again at the lift")
+        #expect(run.show.statistics.zoomToSharp.count == 1 && run.show.statistics.zoomToSharp.slowest == 0)
     }
 
     /// While zoomed the automatic slide waits; `resume_after` (5 s) after the
@@ -155,9 +179,9 @@ import Testing
         run.command(.touch(.caught))
         run.command(.zoom(.pinchBegan(midpoint: Self.middle, distance: 100)))
         run.command(.zoom(.pinchMoved(midpoint: Self.middle, distance: 150)))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0]).write(to: URL(fileURLWithPath: pictures.path + "/a.png"))
         run.run(until: 0.7)
         let scaledUp = try #require(run.frames.last).pixels
-        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0]).write(to: URL(fileURLWithPath: pictures.path + "/a.png"))
         run.command(.zoom(.ended))
         run.command(.touch(.cancelled))
         run.run(until: 1.5)

@@ -180,6 +180,22 @@ import Testing
         #expect(zoom.zoom(at: 3.25) == .fit && zoom.isOver(at: 3.25))
     }
 
+    /// Fingers that stop moving it for 100 ms make it worth decoding sharp
+    /// before they lift; a move starts the wait again, and a move that
+    /// changes nothing (held at max_zoom) does not.
+    @Test func aZoomHeldStillSettlesBeforeTheLift() {
+        var zoom = CentredZoom(limits: limits, centre: centre, at: 0)
+        zoom.apply(.pinchBegan(midpoint: centre, distance: 100), at: 1)
+        zoom.apply(.pinchMoved(midpoint: centre, distance: 150), at: 1.05)
+        #expect(!zoom.isSettling(at: 1.1) && zoom.settlesAt == 1.05 + CentredZoom.holdBeforeSharp)
+        #expect(zoom.isSettling(at: 1.05 + CentredZoom.holdBeforeSharp))
+        zoom.apply(.pinchMoved(midpoint: centre, distance: 250), at: 1.2)   // 2.5x: held at 2x
+        zoom.apply(.pinchMoved(midpoint: centre, distance: 300), at: 1.25)  // 2x still: no change
+        #expect(zoom.settlesAt == 1.2 + CentredZoom.holdBeforeSharp && zoom.zoom(at: 1.25).scale == 2)
+        zoom.apply(.ended, at: 1.4)
+        #expect(zoom.settlesAt == nil && zoom.isSettling(at: 1.4))
+    }
+
     /// Untouched for `resume_after`, it zooms back with the show's easing over `transition`.
     @Test func itZoomsBackByItself() {
         var zoom = CentredZoom(limits: limits, centre: centre, at: 0)

@@ -37,9 +37,10 @@ struct ZoomedPicture {
         return (view.onScreen, ZoomRegion(path: path, region: view.region, size: view.onScreen.size))
     }
 
-    /// The sharp region to decode now: the one on screen, once the zoom is still and zoomed.
+    /// The sharp region to decode now: the one on screen, once the zoom is
+    /// still and zoomed, or held still by the fingers (``CentredZoom/isSettling(at:)``).
     func sharpWanted(at time: Double, window: PixelSize) -> ZoomRegion? {
-        guard zoom.isStill(at: time), zoom.destination.isZoomed else { return nil }
+        guard zoom.isSettling(at: time), zoom.destination.isZoomed else { return nil }
         return view(zoom.destination, window: window).region
     }
 

@@ -139,6 +139,10 @@ final class RunningShow {
         if case .zoom(let touch) = command {
             zoomTouched(touch, at: now)
             switch touch {
+            case .ended where zoomed?.showsSharp == true:
+                // Held still before the lift, it was sharp already: on screen by the lift, or with the frame in flight.
+                if inFlight != nil { inFlight?.sharpAfter = sensedAt ?? now } else { statistics.zoomToSharp.record(0) }
+                pinchEndedAt = nil
             case .ended where zoomed != nil: pinchEndedAt = sensedAt ?? now
             case .ended: break
             default: pinchEndedAt = nil
@@ -586,7 +590,9 @@ final class RunningShow {
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
         // At rest: the next slide (not while zoomed), an animation's next frame, or the zoom going back.
         let zoomBack = zoomed?.zoom.zoomBackDue(after: schedule.resumeAfter)
-        return [zoomed == nil ? schedule.nextAdvance : nil, animated.nextDue, zoomBack].compactMap { $0 }.min()
+        // Fingers holding the zoom still: its sharp region is asked for once they have held it long enough.
+        let held = zoomed.flatMap { $0.zoom.settlesAt }.flatMap { $0 > now ? $0 : nil }
+        return [zoomed == nil ? schedule.nextAdvance : nil, animated.nextDue, zoomBack, held].compactMap { $0 }.min()
     }
 
     /// Where the strip will be when a frame presented now is shown, if that

@@ -45,6 +45,8 @@ public struct CentredZoom: Equatable, Sendable {
     private var animation: Animation?
     /// When a finger last did something to it.
     public private(set) var lastTouched: Double
+    /// When the fingers last changed the zoom.
+    public private(set) var lastChanged: Double
     /// True from a pinch's or pan's first move to its end.
     public private(set) var isTouched = false
 
@@ -63,11 +65,12 @@ public struct CentredZoom: Equatable, Sendable {
         self.centre = centre
         resting = .fit
         lastTouched = now
+        lastChanged = now
     }
 
     public static func == (a: CentredZoom, b: CentredZoom) -> Bool {
         a.limits == b.limits && a.centre == b.centre && a.resting == b.resting && a.animation == b.animation
-            && a.lastTouched == b.lastTouched && a.isTouched == b.isTouched
+            && a.lastTouched == b.lastTouched && a.lastChanged == b.lastChanged && a.isTouched == b.isTouched
             && a.pinch?.start == b.pinch?.start && a.pinch?.distance == b.pinch?.distance
             && a.pinch?.midpoint.x == b.pinch?.midpoint.x && a.pinch?.midpoint.y == b.pinch?.midpoint.y
     }
@@ -93,6 +96,21 @@ public struct CentredZoom: Equatable, Sendable {
     /// True while nothing moves it: no finger, no animation (what the sharp region is decoded for).
     public func isStill(at time: Double) -> Bool { !isTouched && !isAnimating(at: time) }
 
+    /// How long fingers must hold the zoom still before its sharp region is
+    /// decoded, ahead of their lift (most pinches stop before they lift).
+    public static let holdBeforeSharp = 0.1
+
+    /// True when the zoom shown now is worth decoding sharp: still, or
+    /// held still by the fingers for ``holdBeforeSharp``.
+    public func isSettling(at time: Double) -> Bool {
+        // The same sum as settlesAt: a wake-up at that time finds it settling.
+        isStill(at: time) || (isTouched && time >= lastChanged + Self.holdBeforeSharp)
+    }
+
+    /// While fingers hold it, when it will have been held still long enough
+    /// (``isSettling(at:)``); nil otherwise.
+    public var settlesAt: Double? { isTouched ? lastChanged + Self.holdBeforeSharp : nil }
+
     /// When it zooms back to 1x by itself: `after` seconds from the last
     /// touch, if it is zoomed and untouched; nil otherwise.
     public func zoomBackDue(after seconds: Double) -> Double? {
@@ -107,14 +125,19 @@ public struct CentredZoom: Equatable, Sendable {
             animation = nil
             pinch = (resting, relative(midpoint), distance)
             isTouched = true
+            lastChanged = now
         case .pinchMoved(let midpoint, let distance):
             guard let pinch else { return }
-            resting = PictureZoom.pinched(
+            let moved = PictureZoom.pinched(
                 from: pinch.start, startMidpoint: pinch.midpoint, startDistance: pinch.distance,
                 midpoint: relative(midpoint), distance: distance, limits: limits)
+            if moved != resting { lastChanged = now }
+            resting = moved
         case .panned(let dx, let dy):
             guard pinch == nil, dx.isFinite, dy.isFinite else { return }
-            resting = zoom(at: now).panned(dx: dx, dy: dy, limits: limits)
+            let moved = zoom(at: now).panned(dx: dx, dy: dy, limits: limits)
+            if moved != resting || animation != nil { lastChanged = now }
+            resting = moved
             animation = nil
             isTouched = true
         case .ended:
