@@ -15,7 +15,17 @@ int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
+// The decode worker's lower priorities (linux/sched.h's numbers).
+#ifndef SCHED_BATCH
+#define SCHED_BATCH 3
+#endif
+#ifndef SCHED_IDLE
+#define SCHED_IDLE 5
+#endif
 // The input devices' folder watch (devices plugged in and out).
 #include <sys/inotify.h>
 // The DRM card's hotplug events: the kernel's uevents on a netlink socket.
 #include <linux/netlink.h>
+// Pinning a thread to cores (the benchmark's one-core figure): a GNU
+// extension too; `mask` is a cpu_set_t, one bit a core, read as longs.
+int sched_setaffinity(pid_t pid, size_t cpusetsize, const unsigned long *mask);

@@ -2,11 +2,13 @@
 // `name value unit`, measured in this run (ratios against a baseline timed in
 // the same run, so a busy machine slows both sides alike).
 import ArgumentParser
+import CLinux
 import CTurboJPEG
 import ImageCodecs
 import KioskApp
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +19,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -60,7 +62,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["slides", dir, "--one-core", "--figure", "dropped_frames_one_core"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -135,12 +137,26 @@ struct Slides: ParsableCommand {
     var socket: String?
     @Option(help: "The name the dropped-frames line is printed under.")
     var figure = "dropped_frames"
+    @Flag(help: "Pin the whole process to one core first (a Pi Zero 2 W's share).")
+    var oneCore = false
+    @Option(help: "The decode worker's priority: normal, nice, batch or idle.")
+    var workerPriority = WorkerPriority.batch
+    @Flag(inversion: .prefixedNo, help: "Run the display loop at SCHED_FIFO 1 where allowed, as the daemon does.")
+    var realTime = true
 
     func run() throws {
+        if oneCore {
+            // Before any thread exists: the show's threads inherit it.
+            var core0: UInt = 1
+            guard sched_setaffinity(0, MemoryLayout<UInt>.size, &core0) == 0 else { throw SystemCallError.last("sched_setaffinity") }
+        }
         keepPictureBuffersOutOfTheHeap()
         let settings = headlessShow(folder, interval: 0.1, socket: socket)
         let start = ContinuousClock.now
-        let stats = try DisplayJob(settings: settings, index: 0, log: { _ in }).run {
+        var job = DisplayJob(settings: settings, index: 0, log: { _ in })
+        job.workerPriority = workerPriority
+        job.realTimeDisplayLoop = realTime
+        let stats = try job.run {
             $0.slides >= count && $0.atRest
         }
         print("slides_run \(stats.slides) slides, \(stats.framesShown) frames in "
@@ -482,4 +498,28 @@ func waitForExit(_ pid: pid_t) -> Int32 {
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+extension WorkerPriority: ExpressibleByArgument {}
+
+/// The decode worker's priority measured alone: the `dropped_frames`
+/// scenario pinned to one core with the display loop at ordinary priority
+/// (as on a kiosk without `LimitRTPRIO`), once per ``WorkerPriority``.
+/// Not in `make bench` (four minutes): what the default was chosen on.
+struct WorkerPriorities: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "priorities", abstract: "Print dropped_frames_one_core for each decode worker priority, the display loop at ordinary priority.")
+
+    @Argument var folder: String
+
+    func run() throws {
+        for priority in WorkerPriority.allCases {
+            fflush(nil)
+            let status = waitForExit(spawnSelf([
+                "slides", folder, "--one-core", "--no-real-time", "--worker-priority", priority.rawValue,
+                "--figure", "dropped_frames_one_core_ordinary_loop_\(priority.rawValue)_worker",
+            ]))
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
 }

@@ -106,6 +106,22 @@ func pairName(_ rank: Int, _ side: PortraitPairs.Side, ext: String = "jpg") -> S
         }
     }
 
+    /// A file rewritten (its size forgotten) and then the folder emptied:
+    /// the strip has no unit left. (The property test below found a stale
+    /// unit here: an empty playlist compared equal to the "rebuild" mark.)
+    @Test func aForgottenFileThenAnEmptyFolderLeavesNoUnit() {
+        let name = pairName(0, .left)
+        var playlist = Playlist([name])
+        var strip = PairedStrip(slot: slot, spacing: 38)
+        strip.measured(name, size: portrait)
+        strip.layOut(playlist)
+        #expect(strip.unitCount == 1)
+        strip.forget(name)
+        _ = playlist.apply(PlaylistChange(removed: [name], added: []), keepingSlot: 0)
+        strip.layOut(playlist)
+        #expect(strip.unitCount == 0 && strip.units.isEmpty)
+    }
+
     /// After files come and go, laying out from the playlist's edit gives
     /// the strip a fresh layout would: the same units, the same files to measure.
     @Test func layingOutAfterAnEditEqualsLayingOutAfresh() async {

@@ -49,6 +49,13 @@ public struct DisplayJob {
     /// Input devices handed over, besides those `input` finds: the
     /// benchmark's finger (a ``PipedInputDevice``).
     public var inputDevices: [any InputDevice] = []
+    /// How the decode worker yields the core to the display loop (the
+    /// benchmark compares them; the daemon keeps the default).
+    public var workerPriority = WorkerPriority.batch
+    /// False: the display loop stays at ordinary priority even where
+    /// `SCHED_FIFO` is allowed (the benchmark, to measure the worker's
+    /// priority alone, as on a kiosk without `LimitRTPRIO`).
+    public var realTimeDisplayLoop = true
     /// Reads the settings again (the config file and the flags): set, a
     /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
     public var reloadSettings: (() throws -> ExplainedSettings)?
@@ -114,7 +121,8 @@ public struct DisplayJob {
         let resume = settings.stateDirectory.map { ResumeFile(directory: $0) }
         let start = startingPicture(in: assembly.playlist, resume: resume)
 
-        let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe) }
+        let priority = workerPriority
+        let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe, priority: priority) }
         defer { worker.stop() }
         let controller = ShowController(
             show: assembly.makeShow(on: screen, decoder: worker, startAt: start, now: MonotonicClock.now()))
@@ -158,7 +166,9 @@ public struct DisplayJob {
             try loop.add(InputSource(
                 settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
                 devices: inputDevices, opener: opener, log: log))
-            if let refused = runCallingThreadAheadOfOrdinaryThreads() {
+            if !realTimeDisplayLoop {
+                log("display loop: ordinary priority (asked); decoding at \(workerPriority.rawValue) priority")
+            } else if let refused = runCallingThreadAheadOfOrdinaryThreads() {
                 log(.warning("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)"))
             } else {
                 log("display loop: real-time priority (SCHED_FIFO 1); decoding and other work run at ordinary priority")

@@ -220,16 +220,21 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     /// Poll this for readability: finished pictures are waiting.
     var readyFD: Int32 { ready.descriptor.rawValue }
 
-    convenience init(recipe: PictureRecipe) throws(SystemCallError) {
-        try self.init(recipe: recipe) { recipe.outcome(of: $0) }
+    convenience init(recipe: PictureRecipe, priority: WorkerPriority = .normal) throws(SystemCallError) {
+        try self.init(recipe: recipe, priority: priority) { recipe.outcome(of: $0) }
     }
 
-    init(recipe: PictureRecipe? = nil, decode: @escaping Decode) throws(SystemCallError) {
+    /// `priority`: how its thread yields the core to the display loop
+    /// (a refusal is not fatal: it decodes at ordinary priority).
+    init(recipe: PictureRecipe? = nil, priority: WorkerPriority = .normal, decode: @escaping Decode) throws(SystemCallError) {
         state = Mutex(State(decode: decode, recipe: recipe))
         wake = try EventCounter(nonBlocking: false)
         ready = try EventCounter(nonBlocking: true)
         // The thread holds its own reference until it ends.
-        try startDetachedThread { [self] in work() }
+        try startDetachedThread { [self] in
+            _ = setCallingThreadPriority(priority)
+            work()
+        }
     }
 
     /// Asks the thread to end after the picture in progress, without

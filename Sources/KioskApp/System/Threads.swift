@@ -44,3 +44,40 @@ func runCallingThreadAheadOfOrdinaryThreads() -> SystemCallError? {
     }
     return nil
 }
+
+/// How the decode worker's thread yields the core to the display loop
+/// (`dropped_frames_one_core` in `make bench`; the README says which was
+/// chosen and why). Linux schedules threads, so each applies to the
+/// calling thread only, and lowering a thread's priority needs no privilege.
+public enum WorkerPriority: String, CaseIterable, Sendable {
+    /// As any thread: the kernel shares a busy core between the two.
+    case normal
+    /// nice 19: a share of 15 in 1,039 of a core both want (CFS weights).
+    case nice
+    /// `SCHED_BATCH` at nice 19: that share, and the kernel also treats
+    /// it as CPU-bound, never letting its wake-ups preempt the loop.
+    case batch
+    /// `SCHED_IDLE`: only what no other thread on the core wants. A kiosk
+    /// whose core is kept busy by something else would decode nothing.
+    case idle
+}
+
+/// Gives the calling thread `priority`; the error if the kernel refused.
+func setCallingThreadPriority(_ priority: WorkerPriority) -> SystemCallError? {
+    var parameters = sched_param()
+    parameters.sched_priority = 0
+    switch priority {
+    case .normal:
+        return nil
+    case .nice:
+        break
+    case .batch:
+        guard sched_setscheduler(0, SCHED_BATCH, &parameters) == 0 else { return .last("sched_setscheduler") }
+    case .idle:
+        guard sched_setscheduler(0, SCHED_IDLE, &parameters) == 0 else { return .last("sched_setscheduler") }
+        return nil
+    }
+    // Linux keeps the nice value per thread: `who` 0 is this thread.
+    guard setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) == 0 else { return .last("setpriority") }
+    return nil
+}

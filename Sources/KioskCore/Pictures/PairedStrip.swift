@@ -39,7 +39,9 @@ public struct PairedStrip: Sendable, Equatable {
         var measured: Bool
         var size: PixelSize?
     }
-    private var laidFiles: [String] = []
+    /// nil: the facts are rebuilt at the next layout (a file was rewritten),
+    /// even for an empty playlist.
+    private var laidFiles: [String]?
     private var facts: [FileFacts] = []
     /// Sizes read since the last layout, to write into ``facts``.
     private var news: [String: PixelSize?] = [:]
@@ -82,7 +84,7 @@ public struct PairedStrip: Sendable, Equatable {
     @discardableResult
     public mutating func layOut(_ playlist: Playlist, after edit: PlaylistEdit? = nil) -> Bool {
         let files = playlist.files
-        if let edit, !laidFiles.isEmpty, facts.count - edit.removed.count + edit.added.count == files.count {
+        if let edit, laidFiles != nil, facts.count - edit.removed.count + edit.added.count == files.count {
             for item in edit.removed.reversed() {
                 if !facts[item].measured { unmeasuredCount -= 1 }
                 facts.remove(at: item)
@@ -146,7 +148,7 @@ public struct PairedStrip: Sendable, Equatable {
     public mutating func forget(_ path: String) {
         sizes[path.hashValue] = nil
         news[path] = nil
-        laidFiles = []   // its facts are rebuilt at the next layout
+        laidFiles = nil   // its facts are rebuilt at the next layout
     }
 
     /// True once item `item`'s size is known (as of the last layout).
