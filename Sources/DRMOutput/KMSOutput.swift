@@ -111,12 +111,6 @@ public final class KMSOutput {
         front = back
     }
 
-    /// A copy of the frame last presented (on screen, or at the next
-    /// refresh while its flip is pending); nil before the first.
-    public func copyFrameOnScreen() -> RasterImage? {
-        started ? RasterImage(copying: buffers[front].surface) : nil
-    }
-
     /// Reads pending DRM events (call when the card's fd is readable) and
     /// returns when each completed flip reached the screen, in
     /// ``MonotonicClock`` seconds.

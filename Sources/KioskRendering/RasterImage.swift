@@ -13,17 +13,6 @@ public struct RasterImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
-    /// A copy of what `surface` holds (a screenshot of a scan-out buffer).
-    public init(copying surface: PixelSurface) {
-        let width = surface.size.width
-        self.init(size: surface.size, pixels: [UInt32](unsafeUninitializedCapacity: surface.size.pixelCount) { copy, count in
-            for y in 0..<surface.size.height {
-                (copy.baseAddress! + y * width).update(from: surface.row(y), count: width)
-            }
-            count = surface.size.pixelCount
-        })
-    }
-
     public init(size: PixelSize, filledWith colour: RGBColor) {
         self.init(size: size, pixels: Array(repeating: colour.xrgb, count: size.pixelCount))
     }
@@ -81,8 +70,17 @@ public struct RasterImage: Sendable, Equatable {
 /// Memory the compositor draws into: XRGB8888 rows `bytesPerRow` apart.
 /// A frame in an array (snapshots) and a mapped DRM dumb buffer (whose pitch
 /// may be wider than the picture) look the same through it.
+///
+/// Write-only by construction. A scan-out buffer is often mapped
+/// write-combined, where reading is many times slower than writing (reads
+/// bypass the cache); so nothing outside this module can reach its memory
+/// (`base` is internal), and inside it only the compositor and ``turn(_:onto:by:)``
+/// use ``row(_:)``, and only to write (`update(from:)`, `update(repeating:)`,
+/// stores). `SurfaceWriteOnlyTests` checks that no frame depends on what the
+/// buffer held before. A screenshot is composed again in ordinary memory
+/// (`RunningShow.frameNow()`), never read back.
 public struct PixelSurface {
-    public let base: UnsafeMutableRawPointer
+    let base: UnsafeMutableRawPointer
     public let size: PixelSize
     public let bytesPerRow: Int
 

@@ -196,5 +196,4 @@ final class FailingScreen: ShowScreen {
     func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
     var summary: String { "failing" }
     var statusFields: JSONObject { inner.statusFields }
-    func copyFrameOnScreen() -> RasterImage? { inner.copyFrameOnScreen() }
 }

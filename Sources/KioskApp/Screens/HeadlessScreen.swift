@@ -68,8 +68,6 @@ final class HeadlessScreen: ShowScreen {
         return [flip.shownAt]
     }
 
-    func copyFrameOnScreen() -> RasterImage? { shown }
-
     /// A queued frame is abandoned, as a display's would be once its seat is gone.
     func release() { pending = nil }
 

@@ -35,8 +35,6 @@ protocol ShowScreen: AnyObject {
     /// What `status` says about the display: `driver`, `connector`, `mode`
     /// (or `headless` and the size).
     var statusFields: JSONObject { get }
-    /// A copy of the frame on the screen (for `screenshot`); nil before the first.
-    func copyFrameOnScreen() -> RasterImage?
     /// The seat is going to another session: a pending flip is finished
     /// (or, after a moment, abandoned) and nothing is presented until
     /// ``retake()``; the console is not restored (the seat manager and

@@ -32,8 +32,9 @@ final class RunningShow {
     private var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
     /// A picture on screen arrived or the playlist changed: draw even at rest.
     private var frameNeeded = true
-    /// The position of the last frame presented.
+    /// The position of the last frame presented, and the refresh it was drawn for.
     private var drawnPosition: Double?
+    private var drawnFor: Double?
     /// The frame queued on the screen: whether the strip moved for it.
     /// `arrives`: the playlist item it brings to rest in the centre (the
     /// last frame of a slide), decided when drawn: a command that arrives
@@ -635,33 +636,53 @@ final class RunningShow {
 
     // MARK: Drawing
 
-    private func draw(at position: Double, moving: Bool, now: Double, lateBy lateness: Double = 0) {
-        let playlist = pictures.pictures.index
-        let shownAt = screen.nextRefresh(after: now)
-        let started = drawClock()
+    /// Composes the strip at `position` as it is at `shownAt` (a change's
+    /// animation, the zoom, the animations' frames) into `surface`.
+    private func render(into surface: PixelSurface, contents: inout BufferContents, position: Double, shownAt: Double) {
         if var zoomed, let fitted = pictures.pictures.picture(zoomed.unit) {
             zoomedFrame = (zoomed.unit, zoomed.picture(
                 at: shownAt, fitted: fitted, window: layout.geometry.slotSize, background: layout.renderer.compositor.background))
             self.zoomed = zoomed
         }
         defer { zoomedFrame = nil }
+        if let change {
+            layout.renderer.draw(
+                into: surface, cells: change.motion.cells(at: position, time: shownAt), contents: &contents, scratch: &scratch
+            ) { content in
+                switch content {
+                case .item(let item): shownPicture(item)
+                case .ghost(let ghost): change.ghosts[ghost]
+                }
+            }
+        } else {
+            layout.renderer.draw(
+                into: surface, position: position, playlist: pictures.pictures.index, contents: &contents, scratch: &scratch
+            ) { shownPicture($0) }
+        }
+    }
+
+    /// The frame last drawn, composed again in ordinary memory (`screenshot`):
+    /// a display's buffer may be mapped write-combined, where reading a
+    /// frame back takes far longer than composing it, so it is never read.
+    /// Nil before the first frame, and while the panel shows nothing (off,
+    /// disconnected, or the seat elsewhere).
+    func frameNow() -> RasterImage? {
+        guard !unseen, let position = drawnPosition, let shownAt = drawnFor else { return nil }
+        var frame = RasterImage(size: layout.renderer.panel, filledWith: layout.renderer.compositor.background)
+        frame.withSurface { surface in
+            var fresh = BufferContents()
+            render(into: surface, contents: &fresh, position: position, shownAt: shownAt)
+        }
+        return frame
+    }
+
+    private func draw(at position: Double, moving: Bool, now: Double, lateBy lateness: Double = 0) {
+        let shownAt = screen.nextRefresh(after: now)
+        let started = drawClock()
+        let sharpBefore = zoomed?.showsSharp
         do {
             try screen.present(at: now) { surface, contents in
-                if let change {
-                    layout.renderer.draw(
-                        into: surface, cells: change.motion.cells(at: position, time: shownAt), contents: &contents,
-                        scratch: &scratch
-                    ) { content in
-                        switch content {
-                        case .item(let item): shownPicture(item)
-                        case .ghost(let ghost): change.ghosts[ghost]
-                        }
-                    }
-                } else {
-                    layout.renderer.draw(
-                        into: surface, position: position, playlist: playlist, contents: &contents, scratch: &scratch
-                    ) { shownPicture($0) }
-                }
+                render(into: surface, contents: &contents, position: position, shownAt: shownAt)
             }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {
@@ -680,9 +701,10 @@ final class RunningShow {
         let animating = change != nil
         if let motion = change?.motion, motion.isOver(at: shownAt) { change = nil }
         drawnPosition = position
+        drawnFor = shownAt
         drawnZoom = zoomed?.zoom.zoom(at: shownAt)
         frameNeeded = false
-        let sharpAfter = zoomedFrame != nil && zoomed?.showsSharp == true ? pinchEndedAt : nil
+        let sharpAfter = sharpBefore != nil && zoomed?.showsSharp == true ? pinchEndedAt : nil
         if sharpAfter != nil { pinchEndedAt = nil }
         inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw, sharpAfter)
         movesSinceDraw = []

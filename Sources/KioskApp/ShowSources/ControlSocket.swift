@@ -226,7 +226,7 @@ final class ControlSocket: ShowSource {
         let failure: String?
         if busy >= Self.maximumScreenshots {
             failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
-        } else if let frame = controller.show.screen.copyFrameOnScreen() {
+        } else if let frame = controller.show.frameNow() {
             client.screenshotIndex = controller.show.centredItem
             encoder.encode(frame, for: client.id)
             failure = nil

@@ -1,0 +1,59 @@
+import KioskCore
+import KioskRendering
+import Testing
+
+/// A scan-out buffer may be mapped write-combined, where reads are very
+/// slow: the renderer must only ever write to it. Frames are composed into
+/// buffers filled beforehand with noise and with zeros, through the
+/// display's own path (a reused buffer's `BufferContents`, every rotation,
+/// a change's scaled cells): any pixel that depended on what the buffer
+/// held, which only a read could cause, would differ between the two.
+@Suite struct SurfaceWriteOnlyTests {
+    let geometry = try! CarouselGeometry(
+        screen: PixelSize(width: 320, height: 180), slotWidth: 200, slotHeight: 180, spacing: 10)
+
+    private func noise(_ size: PixelSize, seed: UInt32) -> RasterImage {
+        var state = seed
+        return RasterImage(size: size, pixels: (0..<size.pixelCount).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return state
+        })
+    }
+
+    @Test func noFrameDependsOnWhatTheBufferHeld() {
+        let pictures = [
+            RasterImage(size: PixelSize(width: 200, height: 100), filledWith: red),
+            noise(PixelSize(width: 150, height: 150), seed: 7),
+            RasterImage(size: PixelSize(width: 200, height: 40), filledWith: blue),
+        ]
+        for rotation in Rotation.allCases {
+            let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey), rotation: rotation)
+            var noisy = noise(renderer.panel, seed: 99), zeroed = RasterImage(size: renderer.panel, filledWith: .black)
+            var contents = (BufferContents(), BufferContents())
+            var scratch = (RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black),
+                           RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black))
+            for position in [0, 0.3, 0.3, 1.7, -0.4, 2] {
+                noisy.withSurface { surface in
+                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.0,
+                                  scratch: &scratch.0) { pictures[$0] }
+                }
+                zeroed.withSurface { surface in
+                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.1,
+                                  scratch: &scratch.1) { pictures[$0] }
+                }
+                #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), position \(position)")
+            }
+            // A change's cells, one of them scaled (drawn by nearest neighbour).
+            let cells = [
+                StripCell(content: .item(0), x: 10, y: 20, size: PixelSize(width: 200, height: 100), scale: 0.6),
+                StripCell(content: .item(1), x: 150, y: 0, size: PixelSize(width: 150, height: 150)),
+            ]
+            var fresh = (BufferContents(), BufferContents())
+            noisy = noise(renderer.panel, seed: 5)
+            zeroed = RasterImage(size: renderer.panel, filledWith: .black)
+            noisy.withSurface { renderer.draw(into: $0, cells: cells, contents: &fresh.0, scratch: &scratch.0) { if case .item(let i) = $0 { pictures[i] } else { nil } } }
+            zeroed.withSurface { renderer.draw(into: $0, cells: cells, contents: &fresh.1, scratch: &scratch.1) { if case .item(let i) = $0 { pictures[i] } else { nil } } }
+            #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), a change's cells")
+        }
+    }
+}
