@@ -19,7 +19,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -55,6 +55,7 @@ struct Figures: ParsableCommand {
 
     func run() throws {
         try decodeFigures(rounds: rounds)
+        try stageProfile(rounds: rounds)
         try zoomFigures(folder: folder, rounds: rounds)
         composeFigures(rounds: rounds * 5)
         try gifFigures(folder: folder, rounds: rounds)

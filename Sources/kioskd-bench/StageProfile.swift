@@ -1,0 +1,58 @@
+import ArgumentParser
+import ImageCodecs
+import KioskCore
+import KioskRendering
+
+/// `kioskd-bench profile`: where a picture's time goes on its way to the
+/// screen, stage by stage, each the median of `rounds` in one run: a 24 Mpx
+/// camera JPEG (EXIF 6, the costlier case) decoded at its DCT scale, turned
+/// upright, resampled to a 1920x1080 screen's 1344x1080 slot, then a frame
+/// composed mid-slide (a whole frame, and a reused buffer's). When a figure
+/// in `make bench` gets worse, this says which stage did. The wait for the
+/// flip (present) is the display's, not the program's: the VM and DRM
+/// figures (`hotplug_recovery_ms`, `input_to_photon_ms`) cover it.
+struct StageProfile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile", abstract: "Print a per-stage breakdown: decode, turn, resample, compose.")
+
+    @Option(help: "Timed rounds per stage (the median is printed).")
+    var rounds = 9
+
+    func run() throws { try stageProfile(rounds: rounds) }
+}
+
+/// The stages' figures (`make bench` prints them after the decode figures).
+func stageProfile(rounds: Int) throws {
+    let jpeg = try GeneratedPictures.cameraJPEG(GeneratedPictures.photo(photoSize), orientation: 6, quality: 90)
+    let orientation = EXIFOrientation.read(jpeg)
+    let fitted = aspectFitSize(of: orientation.uprightSize(of: photoSize), in: slot)
+    let minimum = orientation.uprightSize(of: fitted)
+    var decoded = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
+    let decode = try (0..<rounds).map { _ in
+        try time { decoded = try JPEGCodec.decode(jpeg, path: "profile.jpg", minimumSize: minimum, maximumPixels: 1 << 24) }
+    }
+    var turned = decoded
+    let turn = try (0..<rounds).map { _ in try time { turned = upright(decoded, orientation) } }
+    var shown = turned
+    let scale = try (0..<rounds).map { _ in try time { shown = resample(turned, to: fitted) } }
+    let screen = PixelSize(width: 1920, height: 1080)
+    let geometry = try CarouselGeometry(screen: screen, settings: LayoutSettings())
+    let compositor = StripCompositor(geometry: geometry, background: .black)
+    let playlist = CircularIndex(count: 3)
+    var buffer = RasterImage(size: screen, filledWith: .black)
+    var contents = BufferContents()
+    let whole = try (0..<rounds).map { round in
+        try time { buffer.withSurface { compositor.compose(into: $0, position: 0.03 + 0.01 * Double(round), playlist: playlist) { _ in shown } } }
+    }
+    let reused = try (0..<rounds).map { round in
+        try time {
+            buffer.withSurface {
+                compositor.compose(into: $0, position: 0.03 + 0.01 * Double(round), playlist: playlist, contents: &contents) { _ in shown }
+            }
+        }
+    }
+    print("profile_decode_ms \(format(median(decode))) ms (24 Mpx EXIF 6 JPEG to \(decoded.size), DCT-scaled)")
+    print("profile_turn_ms \(format(median(turn))) ms (\(decoded.size) turned upright to \(turned.size))")
+    print("profile_resample_ms \(format(median(scale))) ms (\(turned.size) to \(fitted))")
+    print("profile_compose_ms \(format(median(whole))) ms (a whole 1920x1080 frame mid-slide; \(format(median(reused))) ms into a reused buffer)")
+}
