@@ -116,7 +116,7 @@ public struct PictureLoader: Sendable, Equatable {
             let (decoded, exact) = try JPEGCodec.decodeRegion(
                 bytes, path: path, rect: cut, minimumSize: storedTarget, maximumPixels: maximumScaledJPEGPixels)
             bytes = []
-            return resample(upright(decoded.cropped(to: exact.pixels(of: decoded.size)), orientation), to: size)
+            return resample(decoded.cropped(to: exact.pixels(of: decoded.size)), to: size, turning: orientation)
         case .png:
             let full = try PNGCodec.size(of: bytes, path: path)
             let wanted = region.pixels(of: full)
@@ -150,14 +150,14 @@ public struct PictureLoader: Sendable, Equatable {
         case .jpeg:
             // Fit the upright picture from the header's full size; the
             // DCT-scaled decode (in stored orientation) is only a cheaper
-            // starting point, turned upright before the resampler.
+            // starting point, turned upright by the resampler as it writes.
             let stored = try JPEGCodec.size(of: bytes, path: path)
             let orientation = exifRotate ? EXIFOrientation.read(bytes) : .upright
             let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
             let decoded = try JPEGCodec.decode(
                 bytes, path: path, minimumSize: orientation.uprightSize(of: fitted), maximumPixels: maximumScaledJPEGPixels)
             bytes = []
-            return resample(upright(decoded, orientation), to: fitted)
+            return resample(decoded, to: fitted, turning: orientation)
         case .png:
             let fitted = aspectFitSize(of: try PNGCodec.size(of: bytes, path: path), in: slot)
             let decoded = try PNGCodec.decode(

@@ -2,73 +2,142 @@ import KioskCore
 
 /// Resizes a picture with a separable tent (triangle) filter whose width grows
 /// with the reduction, so downscaling averages every source pixel it covers
-/// (no nearest-neighbour shimmer) and upscaling interpolates linearly.
+/// (no nearest-neighbour shimmer) and upscaling interpolates linearly; and
+/// turns it upright as `orientation` says on the way, each output pixel
+/// written once at its upright place (a camera's EXIF turn costs no pass of
+/// its own). `size` is the upright size.
 ///
 /// Weights are 14-bit fixed point (rows are narrowed first and rounded to
 /// 8 bits, then combined vertically) and sum exactly to one, so a flat colour
 /// stays exactly that colour: what the snapshot tests rely on.
-public func resample(_ image: RasterImage, to size: PixelSize) -> RasterImage {
+public func resample(_ image: RasterImage, to size: PixelSize, turning orientation: ImageOrientation = .upright) -> RasterImage {
     precondition(size.width > 0 && size.height > 0)
-    if image.size == size { return image }
-    let horizontal = FilterTaps(from: image.width, to: size.width)
-    let vertical = FilterTaps(from: image.height, to: size.height)
+    // The output in the picture's stored orientation; its rows land upright below.
+    let target = orientation.swapsSides ? PixelSize(width: size.height, height: size.width) : size
+    if image.size == target && orientation == .upright { return image }
+    let horizontal = FilterTaps(from: image.width, to: target.width)
+    let vertical = FilterTaps(from: image.height, to: target.height, bits: 8)
+    let placement = UprightPlacement(orientation, stored: target)
 
     // Output rows are made one at a time from the few source rows under the
     // vertical filter, each narrowed to the new width once and kept in a
     // small ring: memory beyond the output is a few rows, and both passes
     // walk memory in order (the decoder's buffer is read once, top to bottom).
-    // The four bytes of a pixel are filtered together as one SIMD vector.
+    // Across, the four bytes of a pixel are filtered together as one SIMD
+    // vector; down, whole rows at once, tap by tap, two pixels' eight bytes
+    // per 16-bit vector. Rows are padded to an even number of pixels.
+    let width = target.width, padded = (target.width + 1) & ~1
     let ringRows = vertical.width + 1
-    var ring = [UInt32](repeating: 0, count: ringRows * size.width)
+    var ring = [UInt32](repeating: 0, count: ringRows * padded)
     var ringHolds = [Int](repeating: -1, count: ringRows)
-    var out = [UInt32](repeating: 0, count: size.pixelCount)
+    var sums = [SIMD8<UInt16>](repeating: .zero, count: padded / 2)
+    var line = [UInt32](repeating: 0, count: padded)
+    // Every output pixel is written below, once: no zeroing first.
+    let out = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { target, initialized in
+        initialized = size.pixelCount
     image.pixels.withUnsafeBufferPointer { source in
         ring.withUnsafeMutableBufferPointer { ring in
-            out.withUnsafeMutableBufferPointer { target in
-                var rows: [(UnsafeMutablePointer<UInt32>, Int32)] = []
-                rows.reserveCapacity(vertical.width)
-                for y in 0..<size.height {
-                    rows.removeAll(keepingCapacity: true)
-                    for t in 0..<vertical.counts[y] {
-                        let row = vertical.first[y] + t
-                        let slot = row % ringRows
-                        let narrowed = ring.baseAddress! + slot * size.width
-                        if ringHolds[slot] != row {
-                            horizontal.narrow(source.baseAddress! + row * image.width, into: narrowed)
-                            ringHolds[slot] = row
+            do {
+                sums.withUnsafeMutableBufferPointer { sums in
+                    line.withUnsafeMutableBufferPointer { line in
+                        let pairs = sums.count
+                        for y in 0..<vertical.counts.count {
+                            for t in 0..<vertical.counts[y] {
+                                let row = vertical.first[y] + t
+                                let slot = row % ringRows
+                                let narrowed = ring.baseAddress! + slot * padded
+                                if ringHolds[slot] != row {
+                                    horizontal.narrow(source.baseAddress! + row * image.width, into: narrowed)
+                                    ringHolds[slot] = row
+                                }
+                                let bytes = UnsafeRawPointer(narrowed)
+                                let weight = SIMD8<UInt16>(repeating: UInt16(vertical.weights[y * vertical.width + t]))
+                                if t == 0 {
+                                    for p in 0..<pairs { sums[p] = SIMD8(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: p &* 8, as: SIMD8<UInt8>.self)) &* weight }
+                                } else {
+                                    for p in 0..<pairs { sums[p] &+= SIMD8(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: p &* 8, as: SIMD8<UInt8>.self)) &* weight }
+                                }
+                            }
+                            // Round the 8-bit fixed point back to bytes: at most 255 * 256 + 128, no clamp needed.
+                            let start = placement.start(ofRow: y)
+                            let packed = placement.step == 1 && width == padded ? target.baseAddress! + start : line.baseAddress!
+                            let packedBytes = UnsafeMutableRawPointer(packed)
+                            for p in 0..<pairs {
+                                packedBytes.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: (sums[p] &+ 128) &>> 8), toByteOffset: p &* 8, as: SIMD8<UInt8>.self)
+                            }
+                            if packed != target.baseAddress! + start {
+                                let upright = target.baseAddress! + start, step = placement.step
+                                for x in 0..<width { upright[x &* step] = line[x] }
+                            }
                         }
-                        rows.append((narrowed, vertical.weights[y * vertical.width + t]))
-                    }
-                    let line = target.baseAddress! + y * size.width
-                    for x in 0..<size.width {
-                        var sum = SIMD4<Int32>(repeating: 0)
-                        for (row, weight) in rows { sum &+= FilterTaps.expand(row[x]) &* weight }
-                        line[x] = FilterTaps.pack(sum)
                     }
                 }
             }
         }
     }
+    }
     return RasterImage(size: size, pixels: out)
+}
+
+/// Where a row of a picture in its stored orientation lands in the upright
+/// picture (row after row, `width` pixels each): the index of its first
+/// pixel, and the step from one pixel to the next (1 when the row stays a
+/// row, plus or minus the upright width when it becomes a column).
+struct UprightPlacement {
+    let step: Int
+    private let origin: Int
+    private let rowStep: Int
+
+    init(_ orientation: ImageOrientation, stored: PixelSize) {
+        // The inverse of ``ImageOrientation/storedPixel(forUpright:_:stored:)``:
+        // which upright pixel shows stored pixel (x, y), as an index.
+        let upright = orientation.uprightSize(of: stored)
+        func index(ofStored x: Int, _ y: Int) -> Int {
+            let w = stored.width, h = stored.height
+            let (ux, uy): (Int, Int)
+            switch orientation {
+            case .upright: (ux, uy) = (x, y)
+            case .mirrored: (ux, uy) = (w - 1 - x, y)
+            case .upsideDown: (ux, uy) = (w - 1 - x, h - 1 - y)
+            case .mirroredUpsideDown: (ux, uy) = (x, h - 1 - y)
+            case .transposed: (ux, uy) = (y, x)
+            case .turnedClockwise: (ux, uy) = (h - 1 - y, x)
+            case .transversed: (ux, uy) = (h - 1 - y, w - 1 - x)
+            case .turnedCounterClockwise: (ux, uy) = (y, w - 1 - x)
+            }
+            return uy * upright.width + ux
+        }
+        origin = index(ofStored: 0, 0)
+        step = index(ofStored: 1, 0) - origin
+        rowStep = index(ofStored: 0, 1) - origin
+    }
+
+    func start(ofRow y: Int) -> Int { origin + y * rowStep }
 }
 
 /// For each output pixel along one axis: the first source pixel it reads and
 /// the fixed-point weight of each source pixel it reads.
 struct FilterTaps {
+    /// The horizontal pass's precision: 14 bits.
     static let one: Int32 = 1 << 14
     let first: [Int]
     /// Taps per output pixel (fewer than `width` at the edges).
     let counts: [Int]
     let width: Int
-    let weights: [Int32]   // `width` per output pixel, zero-padded
+    /// `width` per output pixel, zero-padded, summing exactly to `1 << bits`.
+    let weights: [Int16]
 
-    init(from sourceLength: Int, to targetLength: Int) {
+    /// - Parameter bits: the weights' precision: 14 across (a product with
+    ///   a byte needs 22 bits, in 32-bit lanes), 8 down (255 times the
+    ///   weights' sum still fits 16-bit lanes, twice as many per vector).
+    init(from sourceLength: Int, to targetLength: Int, bits: Int = 14) {
+        let one = Int32(1) << bits
         let scale = Double(sourceLength) / Double(targetLength)
         let radius = max(1.0, scale)
         let width = Int((2 * radius).rounded(.up)) + 1
         var first = [Int](repeating: 0, count: targetLength)
         var counts = [Int](repeating: 0, count: targetLength)
-        var weights = [Int32](repeating: 0, count: width * targetLength)
+        var weights = [Int16](repeating: 0, count: width * targetLength)
         for i in 0..<targetLength {
             let centre = (Double(i) + 0.5) * scale - 0.5
             let lo = max(0, Int((centre - radius).rounded(.down)) + 1)
@@ -79,13 +148,13 @@ struct FilterTaps {
             }
             let total = raw.reduce(0, +)
             if total == 0 { raw[0] = 1 }   // cannot happen for sane sizes; stay safe
-            var fixed = raw.map { Int32(($0 / max(total, 1e-12) * Double(Self.one)).rounded()) }
+            var fixed = raw.map { Int32(($0 / max(total, 1e-12) * Double(one)).rounded()) }
             // Put any rounding remainder on the heaviest tap so the sum is exact.
             let heaviest = fixed.indices.max { fixed[$0] < fixed[$1] }!
-            fixed[heaviest] += Self.one - fixed.reduce(0, +)
+            fixed[heaviest] += one - fixed.reduce(0, +)
             first[i] = lo
             counts[i] = max(lo, hi) - lo + 1
-            for t in 0..<width { weights[i * width + t] = (lo + t <= hi) ? fixed[t] : 0 }
+            for t in 0..<width { weights[i * width + t] = (lo + t <= hi) ? Int16(fixed[t]) : 0 }
         }
         self.first = first
         self.counts = counts
@@ -100,8 +169,8 @@ struct FilterTaps {
                 counts.withUnsafeBufferPointer { counts in
                     for i in 0..<first.count {
                         var sum = SIMD4<Int32>(repeating: 0)
-                        let pixels = source + first[i], taps = i * width
-                        for t in 0..<counts[i] { sum &+= Self.expand(pixels[t]) &* weights[taps + t] }
+                        let pixels = source + first[i], taps = weights.baseAddress! + i &* width
+                        for t in 0..<counts[i] { sum &+= Self.expand(pixels[t]) &* SIMD4(repeating: Int32(taps[t])) }
                         target[i] = Self.pack(sum)
                     }
                 }

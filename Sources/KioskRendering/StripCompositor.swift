@@ -49,11 +49,18 @@ public struct StripCompositor: Sendable {
     /// (``CarouselGeometry/cells(at:playlist:)``) or a change's
     /// (``StripChange/cells(at:time:)``). A scaled cell's picture is drawn
     /// scaled by nearest neighbour: it only shows while it grows or shrinks.
+    ///
+    /// With a `rotation` the surface is the panel, the screen turned
+    /// clockwise by it, and each pixel is written straight to its turned
+    /// place: one pass over the panel, never a frame composed and then
+    /// turned. A half turn writes each row backwards; a quarter turn makes
+    /// each screen column a panel row, read from the pictures' columns.
     public func compose(
-        into surface: PixelSurface, cells: [StripCell], contents: inout BufferContents,
-        picture: (StripCell.Content) -> RasterImage?
+        into surface: PixelSurface, cells: [StripCell], turnedBy rotation: Rotation = .none,
+        contents: inout BufferContents, picture: (StripCell.Content) -> RasterImage?
     ) {
-        precondition(surface.size == geometry.screen, "surface \(surface.size) is not the screen \(geometry.screen)")
+        precondition(surface.size == rotation.logicalSize(of: geometry.screen),
+                     "surface \(surface.size) is not the screen \(geometry.screen) turned \(rotation.rawValue) degrees")
         let placed = cells.compactMap { cell -> PlacedPicture? in
             guard let image = picture(cell.content) else { return nil }
             let lean = alignment == .inner ? geometry.lean(ofCellAt: cell.x, width: cell.size.width) : 0
@@ -62,7 +69,7 @@ public struct StripCompositor: Sendable {
         var pictureRows: Range<Int>?
         for rows in placed.compactMap(\.rows) { pictureRows = pictureRows?.spanning(rows) ?? rows }
         let rows: Range<Int>
-        if contents.isComplete && contents.background == background {
+        if contents.isComplete && contents.background == background && contents.rotation == rotation {
             switch (contents.pictureRows, pictureRows) {
             case (nil, nil): rows = 0..<0
             case (let old?, nil): rows = old
@@ -72,24 +79,78 @@ public struct StripCompositor: Sendable {
         } else {
             rows = 0..<geometry.screen.height
         }
-        contents = BufferContents(pictureRows: pictureRows, background: background)
+        contents = BufferContents(pictureRows: pictureRows, background: background, rotation: rotation)
+        switch rotation {
+        case .none: composeRows(rows, of: placed, into: surface, backwards: false)
+        case .half: composeRows(rows, of: placed, into: surface, backwards: true)
+        case .quarter, .threeQuarters: composeColumns(rows, of: placed, into: surface, rotation: rotation)
+        }
+    }
 
-        // Row by row: background up to each picture, the picture's row, the
-        // background after it. Each pixel is written once.
+    /// Row by row: background up to each picture, the picture's row, the
+    /// background after it. Each pixel is written once; `backwards` (a half
+    /// turn) writes screen row y right to left into panel row `height - 1 - y`.
+    private func composeRows(_ rows: Range<Int>, of placed: [PlacedPicture], into surface: PixelSurface, backwards: Bool) {
         let fill = background.xrgb
-        let width = geometry.screen.width
+        let width = geometry.screen.width, height = geometry.screen.height
         for y in rows {
-            let row = surface.row(y)
+            let row = surface.row(backwards ? height - 1 - y : y)
+            // The screen's columns a..<b in the panel row.
+            func fillColumns(_ a: Int, _ b: Int) {
+                guard a < b else { return }
+                (row + (backwards ? width - b : a)).update(repeating: fill, count: b - a)
+            }
             var x = 0
             for picture in placed {
                 guard let span = picture.span(onRow: y, screenWidth: width) else { continue }
-                if span.x > x { (row + x).update(repeating: fill, count: span.x - x) }
-                picture.draw(span, into: row)
+                fillColumns(x, span.x)
+                if backwards { picture.drawBackwards(span, into: row, rowWidth: width) } else { picture.draw(span, into: row) }
                 x = span.x + span.count
             }
-            if x < width { (row + x).update(repeating: fill, count: width - x) }
+            fillColumns(x, width)
         }
     }
+
+    /// Column by column (a quarter turn): screen column x is panel row x
+    /// (clockwise, read bottom to top) or `width - 1 - x` (anticlockwise, top
+    /// to bottom). Only the screen rows `rows` are written in each, so the
+    /// bands above and below the strip are skipped as in ``composeRows``.
+    /// A picture's columns are copied ``columnBlock`` at a time, so each
+    /// cache line of the picture is read once for all the panel rows it feeds.
+    private func composeColumns(_ rows: Range<Int>, of placed: [PlacedPicture], into surface: PixelSurface, rotation: Rotation) {
+        guard !rows.isEmpty else { return }
+        let fill = background.xrgb
+        let width = geometry.screen.width, height = geometry.screen.height
+        let clockwise = rotation == .quarter
+        func panelRow(_ x: Int) -> UnsafeMutablePointer<UInt32> { surface.row(clockwise ? x : width - 1 - x) }
+        // The screen's rows a..<b in screen column x's panel row.
+        func fillRows(_ x: Int, _ a: Int, _ b: Int) {
+            guard a < b else { return }
+            (panelRow(x) + (clockwise ? height - b : a)).update(repeating: fill, count: b - a)
+        }
+        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt32>.self, capacity: Self.columnBlock) { block in
+            var x = 0
+            for picture in placed {
+                guard let columns = picture.columns(screenWidth: width), let pictureRows = picture.rows, columns.lowerBound >= x else { continue }
+                for column in x..<columns.lowerBound { fillRows(column, rows.lowerBound, rows.upperBound) }
+                for column in columns {
+                    fillRows(column, rows.lowerBound, pictureRows.lowerBound)
+                    fillRows(column, pictureRows.upperBound, rows.upperBound)
+                }
+                for start in stride(from: columns.lowerBound, to: columns.upperBound, by: Self.columnBlock) {
+                    let blockColumns = start..<min(start + Self.columnBlock, columns.upperBound)
+                    for column in blockColumns { block[column - start] = panelRow(column) }
+                    picture.drawColumns(blockColumns, rows: pictureRows, into: block.baseAddress!, clockwise: clockwise, screenHeight: height)
+                }
+                x = columns.upperBound
+            }
+            for column in x..<width { fillRows(column, rows.lowerBound, rows.upperBound) }
+        }
+    }
+
+    /// Screen columns copied together in a quarter turn: 16 pixels are one
+    /// 64-byte cache line of a picture's row.
+    static let columnBlock = 16
 }
 
 /// What a frame buffer holds from the last frame composed into it: the
@@ -100,13 +161,17 @@ public struct BufferContents: Sendable, Equatable {
     /// The colour everything else was filled with; nil until a whole frame
     /// has been composed into the buffer.
     public fileprivate(set) var background: RGBColor?
+    /// How that frame was turned onto the panel: rows skipped under one
+    /// turn are other pixels under another.
+    public fileprivate(set) var rotation = Rotation.none
 
     /// A buffer with unknown contents: the next frame draws every row.
     public init() {}
 
-    fileprivate init(pictureRows: Range<Int>?, background: RGBColor) {
+    fileprivate init(pictureRows: Range<Int>?, background: RGBColor, rotation: Rotation) {
         self.pictureRows = pictureRows
         self.background = background
+        self.rotation = rotation
     }
 
     var isComplete: Bool { background != nil }
@@ -154,12 +219,59 @@ private struct PlacedPicture {
     func span(onRow screenY: Int, screenWidth: Int) -> (x: Int, count: Int, sourceY: Int)? {
         let drawnY = screenY - y
         guard drawnY >= 0, drawnY < drawn.height,
-              screenY >= cell.y, screenY < cell.y + cell.size.height else { return nil }
+              screenY >= cell.y, screenY < cell.y + cell.size.height,
+              let columns = columns(screenWidth: screenWidth) else { return nil }
+        let sourceY = drawn.height == image.height ? drawnY : drawnY * image.height / drawn.height
+        return (columns.lowerBound, columns.count, sourceY)
+    }
+
+    /// The screen columns this picture covers, clipped to the screen and its cell.
+    func columns(screenWidth: Int) -> Range<Int>? {
         let x0 = max(0, x, cell.x)
         let x1 = min(screenWidth, x + drawn.width, cell.x + cell.size.width)
-        guard x0 < x1 else { return nil }
-        let sourceY = drawn.height == image.height ? drawnY : drawnY * image.height / drawn.height
-        return (x0, x1 - x0, sourceY)
+        return x0 < x1 ? x0..<x1 : nil
+    }
+
+    /// Writes screen columns `columns` of the picture, screen rows `rows`
+    /// (``rows``), into the panel rows `panelRows` (one per column) of a
+    /// quarter turn: clockwise, screen row y lands at `screenHeight - 1 - y`;
+    /// anticlockwise at y.
+    func drawColumns(
+        _ columns: Range<Int>, rows: Range<Int>, into panelRows: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>>,
+        clockwise: Bool, screenHeight: Int
+    ) {
+        let count = columns.count
+        let scaled = drawn.height != image.height
+        image.pixels.withUnsafeBufferPointer { pixels in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { sourceX in
+                for k in 0..<count {
+                    let drawnX = columns.lowerBound + k - x
+                    sourceX[k] = drawn.width == image.width ? drawnX : drawnX * image.width / drawn.width
+                }
+                for screenY in rows {
+                    let sourceY = scaled ? (screenY - y) * image.height / drawn.height : screenY - y
+                    let line = pixels.baseAddress! + sourceY * image.width
+                    let at = clockwise ? screenHeight - 1 - screenY : screenY
+                    for k in 0..<count { panelRows[k][at] = line[sourceX[k]] }
+                }
+            }
+        }
+    }
+
+    /// ``draw(_:into:)`` for a half turn: screen column c lands at `rowWidth - 1 - c`.
+    func drawBackwards(_ span: (x: Int, count: Int, sourceY: Int), into row: UnsafeMutablePointer<UInt32>, rowWidth: Int) {
+        image.pixels.withUnsafeBufferPointer { pixels in
+            let source = pixels.baseAddress! + span.sourceY * image.width
+            let out = row + (rowWidth - 1 - span.x)
+            if drawn.width == image.width {
+                let first = source + (span.x - x)
+                for column in 0..<span.count { (out - column).pointee = first[column] }
+                return
+            }
+            for column in 0..<span.count {
+                (out - column).pointee = source[(span.x + column - x) * image.width / drawn.width]
+            }
+        }
     }
 
     /// Writes `span` of the picture into the screen row `row`: a copy at

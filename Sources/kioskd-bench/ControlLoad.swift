@@ -29,7 +29,7 @@ struct ControlLoad: ParsableCommand {
 
     func run() throws {
         let socket = NSTemporaryDirectory() + "kioskd-bench-\(getpid()).sock"
-        let child = spawnSelf(["slides", folder, "--socket", socket, "--figure", "dropped_frames_under_control_load"])
+        let child = spawnSelf(["slides", folder, "--socket", socket, "--suffix", "_under_control_load"])
         var load: [ControlConnection] = []
         for _ in 0..<600 where load.isEmpty {
             if let first = try? ControlConnection(path: socket) { load.append(first) } else { usleep(10_000) }

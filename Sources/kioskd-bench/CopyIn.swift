@@ -30,7 +30,7 @@ struct CopyIn: ParsableCommand {
         let photos = URL(fileURLWithPath: photos).standardizedFileURL.path
         let names = try FileManager.default.contentsOfDirectory(atPath: photos).filter { $0.hasSuffix(".jpg") }.sorted().prefix(100)
         for name in names { symlink(photos + "/" + name, folder + "/" + name) }
-        let child = spawnSelf(["slides", folder, "--figure", "dropped_frames_during_copy_in"])
+        let child = spawnSelf(["slides", folder, "--suffix", "_during_copy_in"])
         // Let the show start and the first slides run, then copy everything in as fast as it goes.
         sleep(2)
         let jpeg = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 640, height: 480), variant: 7), quality: 85)

@@ -19,7 +19,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -63,7 +63,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["slides", dir, "--one-core", "--figure", "dropped_frames_one_core"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -85,6 +85,13 @@ struct GIFOnly: ParsableCommand {
         let status = waitForExit(spawnSelf(["cycle", dir, "--steps", "\(pictures)", "--animated", try generateAnimatedGIF(in: folder)]))
         if status != 0 { throw ExitCode(status) }
     }
+}
+
+struct ComposeOnly: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "compose", abstract: "Print the compose ratios (1080p, 4K, a portrait panel).")
+    @Option var rounds = 45
+
+    func run() { composeFigures(rounds: rounds) }
 }
 
 struct ZoomOnly: ParsableCommand {
@@ -125,19 +132,24 @@ struct Cycle: ParsableCommand {
     }
 }
 
-/// The running show, headless at 1920x1080 and 60 Hz, sliding 100 times
-/// back to back (0.45 s slides, the shortest rest) through 24 Mpx photos, so
-/// the decoder works on the next photo while frames are composed.
+/// The running show, headless at 1920x1080 (or `--size`) and 60 Hz, sliding
+/// 100 times back to back (0.45 s slides, the shortest rest) through 24 Mpx
+/// photos, so the decoder works on the next photo while frames are composed.
+/// Prints the refreshes missed, and each frame's composition time (p50, p99,
+/// max) over the median `memcpy` of one frame of that size, timed in this
+/// process before and after the show (`frame_time_p99_ratio`).
 struct Slides: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "slides", abstract: "Run 100 slides headless and print dropped_frames.")
+        commandName: "slides", abstract: "Run 100 slides headless and print dropped_frames and frame_time_p99_ratio.")
 
     @Argument var folder: String
     @Option var count = 100
+    @Option(help: "The headless screen's size.")
+    var size = "1920x1080"
     @Option(help: "Listen on this control socket (the control figures' load comes through it).")
     var socket: String?
-    @Option(help: "The name the dropped-frames line is printed under.")
-    var figure = "dropped_frames"
+    @Option(help: "Appended to the figures' names (dropped_frames_4k).")
+    var suffix = ""
     @Flag(help: "Pin the whole process to one core first (a Pi Zero 2 W's share).")
     var oneCore = false
     @Option(help: "The decode worker's priority: normal, nice, batch or idle.")
@@ -146,25 +158,53 @@ struct Slides: ParsableCommand {
     var realTime = true
 
     func run() throws {
+        guard let screen = PixelSize(parsing: size) else { throw ValidationError("--size: expected WIDTHxHEIGHT, not \(size)") }
         if oneCore {
             // Before any thread exists: the show's threads inherit it.
             var core0: UInt = 1
             guard sched_setaffinity(0, MemoryLayout<UInt>.size, &core0) == 0 else { throw SystemCallError.last("sched_setaffinity") }
         }
         keepPictureBuffersOutOfTheHeap()
-        let settings = headlessShow(folder, interval: 0.1, socket: socket)
+        let run = try SlideRun(folder: folder, count: count, screen: screen, socket: socket, workerPriority: workerPriority, realTime: realTime)
+        let stats = run.statistics
+        print("slides_run \(stats.slides) slides, \(stats.framesShown) frames at \(screen) in \(format(run.seconds)) s")
+        if stats.changesAnimated > 0 { print("changes_animated \(stats.changesAnimated) animations of pictures arriving on screen") }
+        print("dropped_frames\(suffix) \(stats.refreshesMissed) frames")
+        let times = stats.composeTime, copy = run.copySeconds
+        guard let p50 = times.percentile(0.5), let p99 = run.frameTimeP99Ratio else { return }
+        print("frame_time_p99_ratio\(suffix) \(format(p99)) x (p50 \(format(p50 / copy)) x, max \(format(times.slowest / copy)) x)")
+        print("frame_time_ms\(suffix) p50 \(format(p50 * 1000)), p99 \(format(p99 * copy * 1000)), max \(format(times.slowest * 1000)) ms "
+            + "over \(times.count) frames; memcpy \(format(copy * 1000)) ms")
+    }
+}
+
+/// One run of the `slides` scenario in this process, and the median
+/// `memcpy` of one frame of its screen timed before and after it.
+struct SlideRun {
+    let statistics: ShowStatistics
+    /// Seconds one `memcpy` of a frame takes (the median of 30).
+    let copySeconds: Double
+    let seconds: Double
+
+    init(folder: String, count: Int, screen: PixelSize, socket: String? = nil,
+         workerPriority: WorkerPriority = .batch, realTime: Bool = true) throws {
+        let frameCopy = FrameCopy(screen)
+        var copies = (0..<15).map { _ in frameCopy.timed() }
+        var settings = headlessShow(folder, interval: 0.1, socket: socket)
+        settings.display.headlessSize = screen
         let start = ContinuousClock.now
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })
         job.workerPriority = workerPriority
         job.realTimeDisplayLoop = realTime
-        let stats = try job.run {
-            $0.slides >= count && $0.atRest
-        }
-        print("slides_run \(stats.slides) slides, \(stats.framesShown) frames in "
-            + "\(format((ContinuousClock.now - start) / .seconds(1))) s")
-        if stats.changesAnimated > 0 { print("changes_animated \(stats.changesAnimated) animations of pictures arriving on screen") }
-        print("\(figure) \(stats.refreshesMissed) frames")
+        statistics = try job.run { $0.slides >= count && $0.atRest }
+        seconds = (ContinuousClock.now - start) / .seconds(1)
+        copies += (0..<15).map { _ in frameCopy.timed() }
+        copySeconds = median(copies) / 1000   // milliseconds to seconds, as the histogram's
     }
+
+    /// `frame_time_p99_ratio`: the 99th percentile of the frames'
+    /// composition times over one `memcpy` of a frame.
+    var frameTimeP99Ratio: Double? { statistics.composeTime.percentile(0.99).map { $0 / copySeconds } }
 }
 
 /// The show at rest, headless, until SIGTERM: the parent measures its CPU time.
@@ -239,25 +279,40 @@ final class FrameCopy {
     func timed() -> Double { try! time { memcpy(target, source, bytes) } }
 }
 
-/// One 1920x1080 frame mid-slide (three to four partly visible pictures,
-/// each prescaled to its slot as the show keeps them) against one `memcpy`
-/// of a whole frame, both timed in this run. Composed the way the display
-/// does it: into two alternating buffers that keep their last frame.
+/// A frame mid-slide (three to four partly visible pictures, each prescaled
+/// to its slot as the show keeps them) against one `memcpy` of a whole frame
+/// of the panel, both timed in this run. Composed the way the display does
+/// it: into two alternating buffers that keep their last frame. The 1080p
+/// frame, the 4K one, and a portrait kiosk: a 1920x1080 panel turned 90
+/// degrees, the strip laid out at 1080x1920 and written straight to its
+/// turned place.
 func composeFigures(rounds: Int) {
-    let screen = PixelSize(width: 1920, height: 1080)
+    let ratio = composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds)
+    print("compose_ratio_vs_memcpy \(format(ratio.compose)) x")
+    print("compose_every_row_ratio_vs_memcpy \(format(ratio.everyRow)) x")
+    print("compose_1080p_ms \(format(ratio.composeMs)) ms")
+    print("memcpy_1080p_ms \(format(ratio.copyMs)) ms")
+    let big = composeRatio(screen: PixelSize(width: 3840, height: 2160), rotation: .none, rounds: rounds)
+    print("compose_ratio_vs_memcpy_4k \(format(big.compose)) x (\(format(big.composeMs)) ms against \(format(big.copyMs)) ms; every row \(format(big.everyRow)) x)")
+    let turned = composeRatio(screen: PixelSize(width: 1080, height: 1920), rotation: .quarter, rounds: rounds)
+    print("compose_ratio_rotated \(format(turned.compose)) x (\(format(turned.composeMs)) ms against \(format(turned.copyMs)) ms; every row \(format(turned.everyRow)) x)")
+}
+
+/// Medians of `rounds` frames early in a slide on `screen` (the strip's
+/// size) turned by `rotation` onto the panel, over one `memcpy` of the panel.
+/// `everyRow`: into a buffer of unknown contents, every pixel written.
+func composeRatio(screen: PixelSize, rotation: Rotation, rounds: Int) -> (compose: Double, everyRow: Double, composeMs: Double, copyMs: Double) {
     let geometry = try! CarouselGeometry(screen: screen, settings: LayoutSettings())
-    let compositor = StripCompositor(geometry: geometry, background: .black)
-    // 3:2 photos in a 1344x1080 slot: 1344x896, letterboxed as most are.
+    let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: .black), rotation: rotation)
+    // 3:2 photos fitted to the slot (1344x896 at 1080p), letterboxed as most are.
     let pictures = (0..<4).map { GeneratedPictures.photo(aspectFitSize(of: photoSize, in: geometry.slotSize), variant: $0) }
     let playlist = CircularIndex(count: pictures.count)
-    var buffers = [RasterImage](repeating: RasterImage(size: screen, filledWith: .black), count: 2)
+    var buffers = [RasterImage](repeating: RasterImage(size: renderer.panel, filledWith: .black), count: 2)
     var contents = [BufferContents(), BufferContents()]
-    let frameCopy = FrameCopy(screen)
+    let frameCopy = FrameCopy(renderer.panel)
     // Early in a slide the centred picture, both neighbours and the one
     // coming in are partly visible: the most pictures a frame draws here.
     let first = 0.03, last = 0.15
-    let visible = [first, last].map { geometry.visibleSlots(at: $0).count }
-    print("compose_visible_pictures \(visible.min()!)-\(visible.max()!) pictures at positions \(first)-\(last)")
     var compose: [Double] = [], full: [Double] = [], copy: [Double] = []
     for round in 0..<rounds {
         // Positions along a slide, as consecutive frames would have them.
@@ -265,22 +320,18 @@ func composeFigures(rounds: Int) {
         let back = round % 2
         compose.append(try! time {
             buffers[back].withSurface { surface in
-                compositor.compose(into: surface, position: position, playlist: playlist, contents: &contents[back]) {
-                    pictures[$0]
-                }
+                renderer.draw(into: surface, position: position, playlist: playlist, contents: &contents[back]) { pictures[$0] }
             }
         })
         full.append(try! time {
             buffers[back].withSurface { surface in
-                compositor.compose(into: surface, position: position, playlist: playlist) { pictures[$0] }
+                renderer.draw(into: surface, position: position, playlist: playlist) { pictures[$0] }
             }
         })
         copy.append(frameCopy.timed())
     }
-    print("compose_ratio_vs_memcpy \(format(median(compose) / median(copy))) x")
-    print("compose_every_row_ratio_vs_memcpy \(format(median(full) / median(copy))) x")
-    print("compose_1080p_ms \(format(median(compose))) ms")
-    print("memcpy_1080p_ms \(format(median(copy))) ms")
+    let copyTime = median(copy)
+    return (median(compose) / copyTime, median(full) / copyTime, median(compose), copyTime)
 }
 
 // MARK: - gif_frame_compose_ratio
@@ -350,34 +401,56 @@ func gifFigures(folder: String, rounds: Int) throws {
 // MARK: - decode_ratio_vs_turbojpeg
 
 func decodeFigures(rounds: Int) throws {
-    let upright = try JPEGCodec.encode(GeneratedPictures.photo(photoSize), quality: 90)
-    let turned = try GeneratedPictures.cameraJPEG(GeneratedPictures.photo(photoSize), orientation: 6, quality: 90)
+    let (upright, turned) = try benchJPEGs()
     print("jpeg_24mp_file_mb \(format(Double(upright.count) / 1_048_576)) MB")
-    let loader = PictureLoader(background: .black)
-    for (name, jpeg, stored) in [("", upright, photoSize), ("_exif6", turned, photoSize)] {
-        // The pipeline's own choice of DCT factor, so the baseline decodes the same pixels.
-        let orientation = EXIFOrientation.read(jpeg)
-        let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
-        let factor = JPEGCodec.scalingFactor(for: stored, atLeast: orientation.uprightSize(of: fitted))
-        var bare: [Double] = [], pipeline: [Double] = []
-        for _ in 0..<rounds {
-            bare.append(try timeAfterSetUp { try bareDecode(jpeg, factor: factor) })
-            pipeline.append(try time { _ = try loader.load(bytes: jpeg, path: "bench.jpg", fittedTo: slot) })
-        }
-        let ratio = median(pipeline) / median(bare)
+    for (name, jpeg) in [("", upright), ("_exif6", turned)] {
+        let decode = try DecodeRatio(jpeg, rounds: rounds)
         if name.isEmpty {
-            print("decode_scale_factor \(factor) (\(factor.scaled(stored)) decoded, \(fitted) shown)")
+            print("decode_scale_factor \(decode.factor) (\(decode.factor.scaled(photoSize)) decoded, \(decode.fitted) shown)")
         }
-        print("decode_ratio_vs_turbojpeg\(name) \(format(ratio)) x")
+        print("decode_ratio_vs_turbojpeg\(name) \(format(decode.ratio)) x")
         if name.isEmpty {
-            let decoded = try JPEGCodec.decode(jpeg, path: "bench.jpg", minimumSize: fitted, maximumPixels: 1 << 24)
-            let resampling = try (0..<rounds).map { _ in try time { _ = resample(decoded, to: fitted) } }
-            print("resample_\(decoded.size)_to_\(fitted)_ms \(format(median(resampling))) ms")
+            let decoded = try JPEGCodec.decode(jpeg, path: "bench.jpg", minimumSize: decode.fitted, maximumPixels: 1 << 24)
+            let resampling = try (0..<rounds).map { _ in try time { _ = resample(decoded, to: decode.fitted) } }
+            print("resample_\(decoded.size)_to_\(decode.fitted)_ms \(format(median(resampling))) ms")
         }
-        print("decode_24mp_to_slot_ms\(name) \(format(median(pipeline))) ms")
-        print("bare_tjdecompress2_ms\(name) \(format(median(bare))) ms")
+        print("decode_24mp_to_slot_ms\(name) \(format(decode.pipelineMs)) ms")
+        print("bare_tjdecompress2_ms\(name) \(format(decode.bareMs)) ms")
     }
 }
+
+/// The 24 Mpx photo as a JPEG, upright and as a phone held upright stores it (EXIF 6).
+func benchJPEGs() throws -> (upright: [UInt8], turned: [UInt8]) {
+    (try JPEGCodec.encode(GeneratedPictures.photo(photoSize), quality: 90),
+     try GeneratedPictures.cameraJPEG(GeneratedPictures.photo(photoSize), orientation: 6, quality: 90))
+}
+
+/// `decode_ratio_vs_turbojpeg`: the whole pipeline for `jpeg` into the
+/// 1344x1080 slot (header, EXIF, DCT-scaled decode, turn, resample) over a
+/// bare `tjDecompress2` of the same file at the same scale, medians of `rounds`.
+struct DecodeRatio {
+    let factor: JPEGCodec.ScalingFactor
+    let fitted: PixelSize
+    let pipelineMs: Double
+    let bareMs: Double
+    var ratio: Double { pipelineMs / bareMs }
+
+    init(_ jpeg: [UInt8], rounds: Int) throws {
+        let loader = PictureLoader(background: .black)
+        // The pipeline's own choice of DCT factor, so the baseline decodes the same pixels.
+        let orientation = EXIFOrientation.read(jpeg)
+        fitted = aspectFitSize(of: orientation.uprightSize(of: photoSize), in: slot)
+        factor = JPEGCodec.scalingFactor(for: photoSize, atLeast: orientation.uprightSize(of: fitted))
+        var bare: [Double] = [], pipeline: [Double] = []
+        for _ in 0..<rounds {
+            bare.append(try timeAfterSetUp { [factor] in try bareDecode(jpeg, factor: factor) })
+            pipeline.append(try time { _ = try loader.load(bytes: jpeg, path: "bench.jpg", fittedTo: slot) })
+        }
+        pipelineMs = median(pipeline)
+        bareMs = median(bare)
+    }
+}
+
 
 /// `zoom_region_decode_ms`: the worker's part of a pinch's sharp picture
 /// (`zoom_sharp_ms`, once the show draws it): a 24 Mpx photo in a
@@ -518,7 +591,7 @@ struct WorkerPriorities: ParsableCommand {
             fflush(nil)
             let status = waitForExit(spawnSelf([
                 "slides", folder, "--one-core", "--no-real-time", "--worker-priority", priority.rawValue,
-                "--figure", "dropped_frames_one_core_ordinary_loop_\(priority.rawValue)_worker",
+                "--suffix", "_one_core_ordinary_loop_\(priority.rawValue)_worker",
             ]))
             if status != 0 { throw ExitCode(status) }
         }

@@ -66,7 +66,7 @@ import Testing
         #expect(meanDifference(elsewhere, reference) > 10, "\(meanDifference(elsewhere, reference))")
 
         // Stored turned (orientation 6): the region is of the upright photo.
-        let turnedStored = upright(original, .turnedCounterClockwise)
+        let turnedStored = resample(original, to: PixelSize(width: original.height, height: original.width), turning: .turnedCounterClockwise)
         let turned = try folder.write("t.jpg", GeneratedPictures.cameraJPEG(turnedStored, orientation: 6))
         #expect(try loader.uprightSize(of: turned) == original.size)
         let sharpTurned = try loader.loadRegion(turned, region: region, at: size)

@@ -165,9 +165,8 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         defer { worker.stop() }
         func frame() -> RasterImage {
             var frame = RasterImage(size: PixelSize(width: 1920, height: 1080), filledWith: .black)
-            var scratch = frame
             frame.withSurface { surface in
-                layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index, scratch: &scratch) {
+                layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index) {
                     show.pictures.picture($0)
                 }
             }

@@ -84,7 +84,7 @@ import Testing
         for fraction in [0.1, 0.5, 0.9, 0.99] {
             let value = try #require(histogram.percentile(fraction))
             let exact = sorted[Int((fraction * 500).rounded(.up)) - 1]
-            #expect(value >= exact - 1e-12 && value <= exact + LatencyHistogram.step, "\(fraction)")
+            #expect(value >= exact - 1e-12 && value <= exact + LatencyHistogram.defaultStep, "\(fraction)")
         }
     }
 
@@ -95,6 +95,19 @@ import Testing
         histogram.record(30)
         #expect(histogram.count == 3)
         #expect(try #require(histogram.percentile(0.3)) == 0)
-        #expect(try #require(histogram.percentile(1)) == LatencyHistogram.ceiling)
+        #expect(try #require(histogram.percentile(1)) == LatencyHistogram.defaultCeiling)
+    }
+
+    @Test func aFinerHistogramTellsApartWhatTheDefaultCannot() throws {
+        var coarse = LatencyHistogram(), fine = LatencyHistogram(step: 0.000_01, ceiling: 0.1)
+        for latency in [0.001_205, 0.001_215, 0.001_335, 0.2] {
+            coarse.record(latency)
+            fine.record(latency)
+        }
+        #expect(abs(try #require(fine.percentile(0.5)) - 0.001_22) < 1e-9)
+        #expect(abs(try #require(coarse.percentile(0.5)) - 0.0013) < 1e-9)
+        // Past the ceiling: the last step, and the exact slowest.
+        #expect(abs(try #require(fine.percentile(1)) - 0.1) < 1e-9)
+        #expect(fine.slowest == 0.2)
     }
 }

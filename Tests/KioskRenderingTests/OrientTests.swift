@@ -7,7 +7,8 @@ let corners = RasterImage(size: PixelSize(width: 4, height: 2), pixels: [1, 0, 0
 
 @Suite struct OrientTests {
     /// The corners of the upright picture, clockwise from the top-left, for
-    /// each EXIF orientation (what the EXIF 2.3 specification draws for each).
+    /// each EXIF orientation (what the EXIF 2.3 specification draws for each):
+    /// the resampler turns as it writes, and at the same size moves pixels only.
     @Test(arguments: [
         (ImageOrientation.upright, [UInt32(1), 2, 4, 3]),
         (.mirrored, [2, 1, 3, 4]),
@@ -19,7 +20,7 @@ let corners = RasterImage(size: PixelSize(width: 4, height: 2), pixels: [1, 0, 0
         (.turnedCounterClockwise, [2, 4, 3, 1]),
     ])
     func everyOrientationShowsUpright(orientation: ImageOrientation, clockwiseCorners: [UInt32]) {
-        let image = upright(corners, orientation)
+        let image = resample(corners, to: orientation.uprightSize(of: corners.size), turning: orientation)
         #expect(image.size == (orientation.swapsSides ? PixelSize(width: 2, height: 4) : corners.size))
         let w = image.width, h = image.height
         #expect([image[0, 0], image[w - 1, 0], image[w - 1, h - 1], image[0, h - 1]] == clockwiseCorners)

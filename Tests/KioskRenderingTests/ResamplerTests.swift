@@ -45,17 +45,55 @@ import Testing
 @Suite struct ResamplerReferenceTests {
     @Test(arguments: [(150, 100, 134, 89), (150, 100, 47, 31), (40, 30, 97, 71), (150, 100, 150, 37)])
     func matchesAFloatingPointTentFilter(_ sw: Int, _ sh: Int, _ tw: Int, _ th: Int) {
-        var image = RasterImage(size: PixelSize(width: sw, height: sh), filledWith: .black)
+        let image = noisy(PixelSize(width: sw, height: sh))
+        let worst = largestDifference(resample(image, to: PixelSize(width: tw, height: th)), fromTentFilterOf: image)
+        #expect(worst <= 2, "largest difference \(worst) levels")
+    }
+
+    /// A camera's stored picture, turned upright while it is resampled: the
+    /// upright picture resampled, within the same 2 levels, for every EXIF
+    /// orientation (a pixel from the wrong row or column would be far off).
+    @Test(arguments: ImageOrientation.allCases)
+    func turnsUprightAsItResamples(_ orientation: ImageOrientation) {
+        let stored = noisy(PixelSize(width: 150, height: 100))
+        let upright = uprightByHand(stored, orientation)
+        for size in [PixelSize(width: 61, height: 89), PixelSize(width: 97, height: 71), upright.size] {
+            let turned = resample(stored, to: size, turning: orientation)
+            #expect(turned.size == size)
+            let worst = largestDifference(turned, fromTentFilterOf: upright)
+            #expect(worst <= 2, "\(orientation) at \(size): largest difference \(worst) levels")
+        }
+    }
+
+    func noisy(_ size: PixelSize) -> RasterImage {
+        var image = RasterImage(size: size, filledWith: .black)
         var seed: UInt32 = 12345
         for i in image.pixels.indices {
             seed = seed &* 1_103_515_245 &+ 12345
             image.pixels[i] = seed >> 8 & 0xFFFFFF
         }
-        let result = resample(image, to: PixelSize(width: tw, height: th))
-        let across = tentWeights(from: sw, to: tw), down = tentWeights(from: sh, to: th)
+        return image
+    }
+
+    /// The picture turned upright pixel by pixel, as EXIF says.
+    func uprightByHand(_ image: RasterImage, _ orientation: ImageOrientation) -> RasterImage {
+        var upright = RasterImage(size: orientation.uprightSize(of: image.size), filledWith: .black)
+        for y in 0..<upright.height {
+            for x in 0..<upright.width {
+                let s = orientation.storedPixel(forUpright: x, y, stored: image.size)
+                upright[x, y] = image[s.x, s.y]
+            }
+        }
+        return upright
+    }
+
+    /// The largest difference in any channel between `result` and a
+    /// floating-point tent filter of `image` to its size, in levels.
+    func largestDifference(_ result: RasterImage, fromTentFilterOf image: RasterImage) -> Int {
+        let across = tentWeights(from: image.width, to: result.width), down = tentWeights(from: image.height, to: result.height)
         var worst = 0
-        for y in 0..<th {
-            for x in 0..<tw {
+        for y in 0..<result.height {
+            for x in 0..<result.width {
                 for shift in [16, 8, 0] {
                     var value = 0.0
                     for (sy, wy) in down[y] {
@@ -63,9 +101,10 @@ import Testing
                     }
                     worst = max(worst, abs(Int(result[x, y] >> UInt32(shift) & 0xFF) - Int(value.rounded())))
                 }
+                if result[x, y] >> 24 != 0 { worst = 255 }   // the X byte stays 0
             }
         }
-        #expect(worst <= 2, "largest difference \(worst) levels")
+        return worst
     }
 
     func tentWeights(from source: Int, to target: Int) -> [[(Int, Double)]] {

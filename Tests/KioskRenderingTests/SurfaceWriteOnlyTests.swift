@@ -30,16 +30,16 @@ import Testing
             let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey), rotation: rotation)
             var noisy = noise(renderer.panel, seed: 99), zeroed = RasterImage(size: renderer.panel, filledWith: .black)
             var contents = (BufferContents(), BufferContents())
-            var scratch = (RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black),
-                           RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black))
             for position in [0, 0.3, 0.3, 1.7, -0.4, 2] {
                 noisy.withSurface { surface in
-                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.0,
-                                  scratch: &scratch.0) { pictures[$0] }
+                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.0) {
+                        pictures[$0]
+                    }
                 }
                 zeroed.withSurface { surface in
-                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.1,
-                                  scratch: &scratch.1) { pictures[$0] }
+                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.1) {
+                        pictures[$0]
+                    }
                 }
                 #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), position \(position)")
             }
@@ -51,8 +51,8 @@ import Testing
             var fresh = (BufferContents(), BufferContents())
             noisy = noise(renderer.panel, seed: 5)
             zeroed = RasterImage(size: renderer.panel, filledWith: .black)
-            noisy.withSurface { renderer.draw(into: $0, cells: cells, contents: &fresh.0, scratch: &scratch.0) { if case .item(let i) = $0 { pictures[i] } else { nil } } }
-            zeroed.withSurface { renderer.draw(into: $0, cells: cells, contents: &fresh.1, scratch: &scratch.1) { if case .item(let i) = $0 { pictures[i] } else { nil } } }
+            noisy.withSurface { renderer.draw(into: $0, cells: cells, contents: &fresh.0) { if case .item(let i) = $0 { pictures[i] } else { nil } } }
+            zeroed.withSurface { renderer.draw(into: $0, cells: cells, contents: &fresh.1) { if case .item(let i) = $0 { pictures[i] } else { nil } } }
             #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), a change's cells")
         }
     }

@@ -37,7 +37,6 @@ public struct PictureCycleJob {
         let layout = assembly.layout
         var show = PictureNeighbourhood(pictures: assembly.makePictures(), geometry: layout.geometry, position: 0)
         var frame = RasterImage(size: screen, filledWith: settings.layout.background)
-        var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         var result = Result()
         for step in 0..<steps {
             show.position = Double(step)
@@ -51,7 +50,7 @@ public struct PictureCycleJob {
                 result.peakCachedBytes = max(result.peakCachedBytes, show.pictures.cachedBytes)
             }
             frame.withSurface { surface in
-                layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index, scratch: &scratch) {
+                layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index) {
                     show.pictures.picture($0)
                 }
             }
@@ -63,7 +62,7 @@ public struct PictureCycleJob {
             while shown < frames, worker.waitForFinished(milliseconds: 60_000) {
                 for case .frame(_, _, let number, let picture) in worker.takeFinished() {
                     frame.withSurface { surface in
-                        layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index, scratch: &scratch) {
+                        layout.renderer.draw(into: surface, position: show.position, playlist: show.pictures.index) {
                             $0 == show.pictures.index.item(forSlot: Int(show.position)) ? picture : show.pictures.picture($0)
                         }
                     }

@@ -78,9 +78,8 @@ public struct SnapshotJob: Sendable {
         }
         if zoom > 1, let (unit, view) = zoomedView(pictures, assembly: assembly, at: position, log: &log) { frames[unit] = view }
         var image = RasterImage(size: screen, filledWith: settings.layout.background)
-        var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         image.withSurface { surface in
-            layout.renderer.draw(into: surface, position: position, playlist: pictures.index, scratch: &scratch) {
+            layout.renderer.draw(into: surface, position: position, playlist: pictures.index) {
                 frames[$0] ?? pictures.picture($0)
             }
         }

@@ -29,7 +29,6 @@ final class RunningShow {
     /// Where the show's events go; the controller passes them on.
     var emit: (ShowEvent) -> Void = { _ in }
 
-    private var scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
     /// A picture on screen arrived or the playlist changed: draw even at rest.
     private var frameNeeded = true
     /// The position of the last frame presented, and the refresh it was drawn for.
@@ -367,7 +366,6 @@ final class RunningShow {
         }
         forgetFrames()
         drawAgain()
-        scratch = RasterImage(size: PixelSize(width: 1, height: 1), filledWith: .black)
         reassemble(assembly, at: now, announce: announce)
         // Once every picture on the new screen is drawn, the log says so again ("showing N picture(s), ...").
         announced = false
@@ -647,7 +645,7 @@ final class RunningShow {
         defer { zoomedFrame = nil }
         if let change {
             layout.renderer.draw(
-                into: surface, cells: change.motion.cells(at: position, time: shownAt), contents: &contents, scratch: &scratch
+                into: surface, cells: change.motion.cells(at: position, time: shownAt), contents: &contents
             ) { content in
                 switch content {
                 case .item(let item): shownPicture(item)
@@ -656,7 +654,7 @@ final class RunningShow {
             }
         } else {
             layout.renderer.draw(
-                into: surface, position: position, playlist: pictures.pictures.index, contents: &contents, scratch: &scratch
+                into: surface, position: position, playlist: pictures.pictures.index, contents: &contents
             ) { shownPicture($0) }
         }
     }
@@ -682,7 +680,9 @@ final class RunningShow {
         let sharpBefore = zoomed?.showsSharp
         do {
             try screen.present(at: now) { surface, contents in
+                let composing = drawClock()
                 render(into: surface, contents: &contents, position: position, shownAt: shownAt)
+                statistics.composeTime.record(drawClock() - composing)
             }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {

@@ -59,7 +59,7 @@ extension ShowEvent {
 /// Seconds as milliseconds with one decimal: `16.8 ms`; `250+ ms` at the
 /// histogram's ceiling, where it no longer tells latencies apart.
 private func milliseconds(_ seconds: Double) -> String {
-    if seconds >= LatencyHistogram.ceiling { return "\(Int(LatencyHistogram.ceiling * 1000))+ ms" }
+    if seconds >= LatencyHistogram.defaultCeiling { return "\(Int(LatencyHistogram.defaultCeiling * 1000))+ ms" }
     return exactMilliseconds(seconds)
 }
 

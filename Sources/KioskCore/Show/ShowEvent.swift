@@ -17,6 +17,9 @@ public struct ShowStatistics: Equatable, Sendable {
     /// From the lift that ended each pinch (its kernel timestamp) to the
     /// flip of the first frame with the zoomed part decoded again sharp (`zoom_sharp_ms`).
     public var zoomToSharp = LatencyHistogram()
+    /// How long each frame took to compose into the screen's buffer, in
+    /// 10 µs steps (`frame_time_p99_ratio`).
+    public var composeTime = LatencyHistogram(step: 0.000_01, ceiling: 0.1)
 
     public init() {}
 }
