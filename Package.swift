@@ -36,7 +36,7 @@ let package = Package(
             providers: [.apt(["libturbojpeg0-dev"])]),
         // libjpeg-turbo's libjpeg API, for decoding a part of a JPEG (a zoom's
         // sharp region); a C file, since libjpeg's errors need setjmp.
-        .target(name: "CJPEGRegion", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CLibJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .systemLibrary(
             name: "CSPNG", pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]),
@@ -63,7 +63,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
-            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CJPEGRegion", "CSPNG", "CEXIF", "CGIF"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF"],
             swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).

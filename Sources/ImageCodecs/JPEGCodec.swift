@@ -1,4 +1,4 @@
-import CJPEGRegion
+import CLibJPEG
 import CTurboJPEG
 import KioskCore
 import KioskRendering
@@ -102,9 +102,59 @@ public enum JPEGCodec {
         return RasterImage(size: size, pixels: pixels)
     }
 
+    /// Decodes straight to `fitted` (the upright size), turned upright as
+    /// `orientation` says: at the smallest DCT scale still at least that
+    /// size, each row resampled as libjpeg decodes it (libjpeg's own API
+    /// through ``CLibJPEG``), so the decoded picture (6 MB for a 24 Mpx
+    /// photo at 1/4, 24 MB at 1/2 for a 4K screen) is never in memory whole:
+    /// one row of it is. The pixels are those of
+    /// ``decode(_:path:minimumSize:maximumPixels:)`` then
+    /// ``resample(_:to:turning:)``, and warnings are treated the same.
+    public static func decode(
+        _ jpeg: [UInt8], path: String, fittedTo fitted: PixelSize, turning orientation: ImageOrientation, maximumPixels: Int
+    ) throws(ImageFileError) -> RasterImage {
+        let full = try size(of: jpeg, path: path)
+        let factor = scalingFactor(for: full, atLeast: orientation.swapsSides ? PixelSize(width: fitted.height, height: fitted.width) : fitted)
+        // Refuse before decoding: a 65535x65535 header must not cost minutes.
+        guard factor.scaled(full).pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(full)) }
+        var message = [CChar](repeating: 0, count: 256)
+        func text(_ chars: [CChar]) -> String { String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return try jpeg.withUnsafeBufferPointer { (data) throws(ImageFileError) -> RasterImage in
+            var reader: OpaquePointer?
+            var info = kiosk_jpeg_rows_info()
+            guard kiosk_jpeg_rows_open(
+                data.baseAddress, UInt(data.count), UInt32(factor.num), UInt32(factor.denom), UInt(maximumPixels),
+                &reader, &info, &message, message.count) == 0, let reader
+            else { throw ImageFileError(path: path, reason: .corrupt(text(message))) }
+            var warning = [CChar](repeating: 0, count: 256)
+            var failure: String?
+            var row = [UInt32](repeating: 0, count: Int(info.width))
+            let picture = row.withUnsafeMutableBufferPointer { row in
+                var next = 0
+                return resample(rowsOf: PixelSize(width: Int(info.width), height: Int(info.height)), to: fitted, turning: orientation) { wanted in
+                    // Rows passed over are decoded and dropped; after a failure, the rest is not decoded.
+                    while next <= wanted && failure == nil {
+                        if kiosk_jpeg_rows_read(reader, UnsafeMutableRawPointer(row.baseAddress!).assumingMemoryBound(to: UInt8.self), &message, message.count) != 0 {
+                            failure = text(message)
+                        } else if info.cmyk != 0 {
+                            convertInvertedCMYKToXRGB(row)
+                        }
+                        next += 1
+                    }
+                    return UnsafePointer(row.baseAddress!)
+                }
+            }
+            kiosk_jpeg_rows_close(reader, &warning, warning.count)
+            if let failure { throw ImageFileError(path: path, reason: .corrupt(failure)) }
+            let warned = text(warning)
+            guard warned.isEmpty || isHarmless(warned) else { throw ImageFileError(path: path, reason: .corrupt(warned)) }
+            return picture
+        }
+    }
+
     /// The stored pixels `rect` of a JPEG, decoded at the smallest DCT
     /// scale whose part is still at least `minimumSize` (libjpeg's own
-    /// API through ``CJPEGRegion``: only the columns wanted go through the
+    /// API through ``CLibJPEG``: only the columns wanted go through the
     /// inverse DCT, the rows above are skipped without it, and nothing
     /// below is read). Returns the decoded part, which starts at or before
     /// `rect` (columns begin on an iMCU), and where `rect` is in it.
@@ -141,6 +191,10 @@ public enum JPEGCodec {
     /// CMYK JPEGs store inverted inks (Adobe's convention, which libjpeg-turbo
     /// follows): each byte is 255 minus the ink, so red = C * K / 255.
     static func convertInvertedCMYKToXRGB(_ pixels: inout [UInt32]) {
+        pixels.withUnsafeMutableBufferPointer { convertInvertedCMYKToXRGB($0) }
+    }
+
+    static func convertInvertedCMYKToXRGB(_ pixels: UnsafeMutableBufferPointer<UInt32>) {
         for i in pixels.indices {
             let p = pixels[i]   // bytes in memory: C, M, Y, K (little-endian)
             let c = p & 0xFF, m = (p >> 8) & 0xFF, y = (p >> 16) & 0xFF, k = p >> 24

@@ -141,23 +141,23 @@ public struct PictureLoader: Sendable, Equatable {
     /// Decodes a file already read and contain-fits it into `slot`: decode,
     /// turn upright, resample (what the benchmark times).
     ///
-    /// The file's bytes are freed as soon as the decoder is done with them,
-    /// before the resampler allocates: at most two picture-sized buffers are
-    /// alive at once.
+    /// A JPEG is resampled row by row as it is decoded, so its only
+    /// picture-sized buffers are the file's bytes and the fitted picture.
+    /// Other files' bytes are freed as soon as the decoder is done with
+    /// them, before the resampler allocates: at most two picture-sized
+    /// buffers are alive at once.
     public func load(bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
         guard !bytes.isEmpty else { throw ImageFileError(path: path, reason: .empty) }
         switch PictureFormat(sniffing: bytes) {
         case .jpeg:
             // Fit the upright picture from the header's full size; the
             // DCT-scaled decode (in stored orientation) is only a cheaper
-            // starting point, turned upright by the resampler as it writes.
+            // starting point, resampled row by row as it is decoded and
+            // turned upright by the resampler as it writes.
             let stored = try JPEGCodec.size(of: bytes, path: path)
             let orientation = exifRotate ? EXIFOrientation.read(bytes) : .upright
             let fitted = aspectFitSize(of: orientation.uprightSize(of: stored), in: slot)
-            let decoded = try JPEGCodec.decode(
-                bytes, path: path, minimumSize: orientation.uprightSize(of: fitted), maximumPixels: maximumScaledJPEGPixels)
-            bytes = []
-            return resample(decoded, to: fitted, turning: orientation)
+            return try JPEGCodec.decode(bytes, path: path, fittedTo: fitted, turning: orientation, maximumPixels: maximumScaledJPEGPixels)
         case .png:
             let fitted = aspectFitSize(of: try PNGCodec.size(of: bytes, path: path), in: slot)
             let decoded = try PNGCodec.decode(

@@ -7,22 +7,37 @@ import KioskCore
 /// written once at its upright place (a camera's EXIF turn costs no pass of
 /// its own). `size` is the upright size.
 ///
-/// Weights are 14-bit fixed point (rows are narrowed first and rounded to
-/// 8 bits, then combined vertically) and sum exactly to one, so a flat colour
-/// stays exactly that colour: what the snapshot tests rely on.
+/// Weights are 14-bit fixed point across and 8-bit down (rows are narrowed
+/// first and rounded to 8 bits, then combined vertically) and sum exactly
+/// to one, so a flat colour stays exactly that colour: what the snapshot
+/// tests rely on.
 public func resample(_ image: RasterImage, to size: PixelSize, turning orientation: ImageOrientation = .upright) -> RasterImage {
-    precondition(size.width > 0 && size.height > 0)
-    // The output in the picture's stored orientation; its rows land upright below.
     let target = orientation.swapsSides ? PixelSize(width: size.height, height: size.width) : size
     if image.size == target && orientation == .upright { return image }
-    let horizontal = FilterTaps(from: image.width, to: target.width)
-    let vertical = FilterTaps(from: image.height, to: target.height, bits: 8)
+    return image.pixels.withUnsafeBufferPointer { source in
+        resample(rowsOf: image.size, to: size, turning: orientation) { source.baseAddress! + $0 * image.width }
+    }
+}
+
+/// ``resample(_:to:turning:)`` for a picture given a row at a time, as a
+/// decoder makes them: `row(r)` is asked for rows in increasing order, each
+/// at most once (some may be passed over), and what it returns need only
+/// last until it is asked again. The picture is never in memory whole.
+public func resample(
+    rowsOf sourceSize: PixelSize, to size: PixelSize, turning orientation: ImageOrientation = .upright,
+    row source: (Int) -> UnsafePointer<UInt32>
+) -> RasterImage {
+    precondition(size.width > 0 && size.height > 0 && sourceSize.width > 0 && sourceSize.height > 0)
+    // The output in the picture's stored orientation; its rows land upright below.
+    let target = orientation.swapsSides ? PixelSize(width: size.height, height: size.width) : size
+    let horizontal = FilterTaps(from: sourceSize.width, to: target.width)
+    let vertical = FilterTaps(from: sourceSize.height, to: target.height, bits: 8)
     let placement = UprightPlacement(orientation, stored: target)
 
     // Output rows are made one at a time from the few source rows under the
     // vertical filter, each narrowed to the new width once and kept in a
     // small ring: memory beyond the output is a few rows, and both passes
-    // walk memory in order (the decoder's buffer is read once, top to bottom).
+    // walk memory in order (each source row is read once, top to bottom).
     // Across, the four bytes of a pixel are filtered together as one SIMD
     // vector; down, whole rows at once, tap by tap, two pixels' eight bytes
     // per 16-bit vector. Rows are padded to an even number of pixels.
@@ -35,46 +50,42 @@ public func resample(_ image: RasterImage, to size: PixelSize, turning orientati
     // Every output pixel is written below, once: no zeroing first.
     let out = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { target, initialized in
         initialized = size.pixelCount
-    image.pixels.withUnsafeBufferPointer { source in
         ring.withUnsafeMutableBufferPointer { ring in
-            do {
-                sums.withUnsafeMutableBufferPointer { sums in
-                    line.withUnsafeMutableBufferPointer { line in
-                        let pairs = sums.count
-                        for y in 0..<vertical.counts.count {
-                            for t in 0..<vertical.counts[y] {
-                                let row = vertical.first[y] + t
-                                let slot = row % ringRows
-                                let narrowed = ring.baseAddress! + slot * padded
-                                if ringHolds[slot] != row {
-                                    horizontal.narrow(source.baseAddress! + row * image.width, into: narrowed)
-                                    ringHolds[slot] = row
-                                }
-                                let bytes = UnsafeRawPointer(narrowed)
-                                let weight = SIMD8<UInt16>(repeating: UInt16(vertical.weights[y * vertical.width + t]))
-                                if t == 0 {
-                                    for p in 0..<pairs { sums[p] = SIMD8(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: p &* 8, as: SIMD8<UInt8>.self)) &* weight }
-                                } else {
-                                    for p in 0..<pairs { sums[p] &+= SIMD8(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: p &* 8, as: SIMD8<UInt8>.self)) &* weight }
-                                }
+            sums.withUnsafeMutableBufferPointer { sums in
+                line.withUnsafeMutableBufferPointer { line in
+                    let pairs = sums.count
+                    for y in 0..<vertical.counts.count {
+                        for t in 0..<vertical.counts[y] {
+                            let row = vertical.first[y] + t
+                            let slot = row % ringRows
+                            let narrowed = ring.baseAddress! + slot * padded
+                            if ringHolds[slot] != row {
+                                horizontal.narrow(source(row), into: narrowed)
+                                ringHolds[slot] = row
                             }
-                            // Round the 8-bit fixed point back to bytes: at most 255 * 256 + 128, no clamp needed.
-                            let start = placement.start(ofRow: y)
-                            let packed = placement.step == 1 && width == padded ? target.baseAddress! + start : line.baseAddress!
-                            let packedBytes = UnsafeMutableRawPointer(packed)
-                            for p in 0..<pairs {
-                                packedBytes.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: (sums[p] &+ 128) &>> 8), toByteOffset: p &* 8, as: SIMD8<UInt8>.self)
+                            let bytes = UnsafeRawPointer(narrowed)
+                            let weight = SIMD8<UInt16>(repeating: UInt16(vertical.weights[y * vertical.width + t]))
+                            if t == 0 {
+                                for p in 0..<pairs { sums[p] = SIMD8(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: p &* 8, as: SIMD8<UInt8>.self)) &* weight }
+                            } else {
+                                for p in 0..<pairs { sums[p] &+= SIMD8(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: p &* 8, as: SIMD8<UInt8>.self)) &* weight }
                             }
-                            if packed != target.baseAddress! + start {
-                                let upright = target.baseAddress! + start, step = placement.step
-                                for x in 0..<width { upright[x &* step] = line[x] }
-                            }
+                        }
+                        // Round the 8-bit fixed point back to bytes: at most 255 * 256 + 128, no clamp needed.
+                        let start = target.baseAddress! + placement.start(ofRow: y)
+                        let inPlace = placement.step == 1 && width == padded
+                        let packed = UnsafeMutableRawPointer(inPlace ? start : line.baseAddress!)
+                        for p in 0..<pairs {
+                            packed.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: (sums[p] &+ 128) &>> 8), toByteOffset: p &* 8, as: SIMD8<UInt8>.self)
+                        }
+                        if !inPlace {
+                            let step = placement.step
+                            for x in 0..<width { start[x &* step] = line[x] }
                         }
                     }
                 }
             }
         }
-    }
     }
     return RasterImage(size: size, pixels: out)
 }

@@ -137,7 +137,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
     }
 }
 
-/// A zoom's region decoded alone (libjpeg's own API through `CJPEGRegion`):
+/// A zoom's region decoded alone (libjpeg's own API through `CLibJPEG`):
 /// the files a kiosk meets give their colours or a clear error, as a whole
 /// decode does, and mangled ones never crash it.
 @Suite struct JPEGRegionDecodeTests {

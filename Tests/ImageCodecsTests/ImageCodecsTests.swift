@@ -66,6 +66,30 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         #expect(decoded.pixels.allSatisfy { nearlyEqual($0, 0xE02828) })
     }
 
+    /// The row-by-row decode the loader uses gives exactly the pixels of
+    /// the whole picture decoded and then resampled, for every kind of JPEG
+    /// and orientation, at sizes that pick different DCT scales: the rows
+    /// reach the resampler whole, in order, none missing or repeated.
+    @Test(arguments: [JPEGCodec.EncodingKind.colour, .grayscale, .progressive, .cmyk])
+    func decodingRowByRowIsDecodingWholeThenResampling(_ kind: JPEGCodec.EncodingKind) throws {
+        let jpeg = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 1200, height: 800), variant: 3), quality: 90, kind: kind)
+        for (fitted, orientation) in [(PixelSize(width: 700, height: 466), ImageOrientation.upright), (PixelSize(width: 290, height: 437), .turnedClockwise),
+                                      (PixelSize(width: 151, height: 99), .upsideDown), (PixelSize(width: 1300, height: 1951), .turnedCounterClockwise)] {
+            let stored = orientation.swapsSides ? PixelSize(width: fitted.height, height: fitted.width) : fitted
+            let whole = try JPEGCodec.decode(jpeg, path: "x.jpg", minimumSize: stored, maximumPixels: 1 << 26)
+            let rows = try JPEGCodec.decode(jpeg, path: "x.jpg", fittedTo: fitted, turning: orientation, maximumPixels: 1 << 26)
+            #expect(rows == resample(whole, to: fitted, turning: orientation), "\(kind) at \(fitted), \(orientation)")
+        }
+    }
+
+    @Test func decodingRowByRowRefusesHugePicturesBeforeDecoding() throws {
+        let jpeg = try JPEGCodec.encode(solid(64, 64, 0x808080))
+        let error = #expect(throws: ImageFileError.self) {
+            try JPEGCodec.decode(jpeg, path: "big.jpg", fittedTo: PixelSize(width: 64, height: 64), turning: .upright, maximumPixels: 64 * 63)
+        }
+        #expect(error?.reason == .tooLarge(PixelSize(width: 64, height: 64)))
+    }
+
     @Test func refusesHugePicturesBeforeAllocating() throws {
         let jpeg = try JPEGCodec.encode(solid(64, 64, 0x808080))
         let error = #expect(throws: ImageFileError.self) {

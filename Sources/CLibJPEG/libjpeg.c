@@ -1,4 +1,4 @@
-#include "CJPEGRegion.h"
+#include "CLibJPEG.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -108,4 +108,83 @@ int kiosk_jpeg_decode_region(
 void kiosk_jpeg_region_free(struct kiosk_jpeg_region *region) {
     free(region->pixels);
     region->pixels = NULL;
+}
+
+/* Rows one at a time: the whole picture at a DCT scale, never all in memory. */
+
+struct kiosk_jpeg_rows {
+    struct jpeg_decompress_struct cinfo;
+    struct error_manager manager;
+};
+
+static void fail_with_message(struct kiosk_jpeg_rows *rows, char *message, size_t message_size) {
+    char text[JMSG_LENGTH_MAX];
+    (*rows->cinfo.err->format_message)((j_common_ptr)&rows->cinfo, text);
+    snprintf(message, message_size, "%s", text);
+}
+
+int kiosk_jpeg_rows_open(
+    const unsigned char *data, unsigned long size, unsigned int scale_num, unsigned int scale_denom,
+    unsigned long maximum_pixels, struct kiosk_jpeg_rows **opened, struct kiosk_jpeg_rows_info *info, char *message,
+    size_t message_size) {
+    *opened = NULL;
+    memset(info, 0, sizeof *info);
+    struct kiosk_jpeg_rows *rows = calloc(1, sizeof *rows);
+    if (rows == NULL) {
+        snprintf(message, message_size, "out of memory");
+        return -1;
+    }
+    rows->cinfo.err = jpeg_std_error(&rows->manager.pub);
+    rows->manager.pub.error_exit = exit_with_error;
+    rows->manager.pub.emit_message = keep_warning;
+    if (setjmp(rows->manager.jump)) {
+        fail_with_message(rows, message, message_size);
+        jpeg_destroy_decompress(&rows->cinfo);
+        free(rows);
+        return -1;
+    }
+    jpeg_create_decompress(&rows->cinfo);
+    jpeg_mem_src(&rows->cinfo, data, size);
+    jpeg_read_header(&rows->cinfo, TRUE);
+    int cmyk = rows->cinfo.jpeg_color_space == JCS_CMYK || rows->cinfo.jpeg_color_space == JCS_YCCK;
+    rows->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_BGRX;
+    rows->cinfo.scale_num = scale_num;
+    rows->cinfo.scale_denom = scale_denom;
+    jpeg_calc_output_dimensions(&rows->cinfo);
+    if ((unsigned long)rows->cinfo.output_width * rows->cinfo.output_height > maximum_pixels) {
+        snprintf(message, message_size, "the picture would be %ux%u pixels", (unsigned)rows->cinfo.output_width,
+                 (unsigned)rows->cinfo.output_height);
+        jpeg_destroy_decompress(&rows->cinfo);
+        free(rows);
+        return -1;
+    }
+    jpeg_start_decompress(&rows->cinfo);
+    info->width = rows->cinfo.output_width;
+    info->height = rows->cinfo.output_height;
+    info->cmyk = cmyk;
+    *opened = rows;
+    return 0;
+}
+
+int kiosk_jpeg_rows_read(struct kiosk_jpeg_rows *rows, unsigned char *row, char *message, size_t message_size) {
+    if (setjmp(rows->manager.jump)) {
+        fail_with_message(rows, message, message_size);
+        return -1;
+    }
+    if (rows->cinfo.output_scanline >= rows->cinfo.output_height) {
+        snprintf(message, message_size, "no row after the last (%u)", (unsigned)rows->cinfo.output_height);
+        return -1;
+    }
+    JSAMPROW pointer = row;
+    jpeg_read_scanlines(&rows->cinfo, &pointer, 1);
+    return 0;
+}
+
+void kiosk_jpeg_rows_close(struct kiosk_jpeg_rows *rows, char *warning, size_t warning_size) {
+    if (rows == NULL) return;
+    snprintf(warning, warning_size, "%s", rows->manager.warning);
+    /* Rows never read (a decode abandoned) are not decoded. */
+    jpeg_abort_decompress(&rows->cinfo);
+    jpeg_destroy_decompress(&rows->cinfo);
+    free(rows);
 }
