@@ -39,6 +39,19 @@ func fourColours() throws -> PictureFolder {
         #expect(run.log.contains("picture 1 in the centre: \(folder.path)/b.png"))
     }
 
+    /// `first_picture_ms` ends at the first frame whose centre shows the
+    /// centred picture, not at the first frame; every frame's composition is timed.
+    @Test func theFirstFrameWithTheCentredPictureIsTimed() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder))
+        run.run(until: 1)
+        let shownAt = try #require(run.show.statistics.firstPictureShownAt)
+        let first = try #require(run.frames.first { $0.pixels[240, 135] == red })
+        #expect(first.shownAt == shownAt)
+        #expect(run.frames.filter { $0.shownAt < shownAt }.allSatisfy { $0.pixels[240, 135] != red })
+        #expect(run.show.statistics.composeTime.count == run.frames.count)
+    }
+
     /// Mid-slide frames are exactly what the snapshot draws at the position
     /// the strip has when the frame reaches the screen.
     @Test func eachFrameShowsTheStripWhereItIsWhenTheFrameIsShown() throws {

@@ -40,7 +40,7 @@ final class RunningShow {
     /// before its flip completes must not unsay that it came to rest.
     /// `moves`: when the finger moves it is the first to show were sensed.
     /// `sharpAfter`: the frame is the first sharp one since the pinch that ended then.
-    private var inFlight: (moving: Bool, position: Double, arrives: Int?, moves: [Double], sharpAfter: Double?)?
+    private var inFlight: (moving: Bool, position: Double, arrives: Int?, moves: [Double], sharpAfter: Double?, centredPicture: Bool)?
     /// When the finger moves not yet in a frame were sensed (kernel time).
     private var movesSinceDraw: [Double] = []
     /// At most this many are kept (the oldest): a flood of moves between two frames costs no more.
@@ -620,7 +620,7 @@ final class RunningShow {
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: pictures.pictures.index.count)
         settledTarget += Int(delta)
         drawnPosition = drawnPosition.map { $0 + delta }
-        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves, $0.sharpAfter) }
+        inFlight = inFlight.map { ($0.moving, $0.position + delta, $0.arrives.flatMap { _ in centredItem }, $0.moves, $0.sharpAfter, $0.centredPicture) }
         pictures.position += delta
         change?.motion.renumber(by: Int(delta))
     }
@@ -706,7 +706,11 @@ final class RunningShow {
         frameNeeded = false
         let sharpAfter = sharpBefore != nil && zoomed?.showsSharp == true ? pinchEndedAt : nil
         if sharpAfter != nil { pinchEndedAt = nil }
-        inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw, sharpAfter)
+        // The first frame with the centred picture (`first_picture_ms`).
+        let centredPicture = statistics.firstPictureShownAt == nil
+            && pictures.pictures.index.item(forSlot: schedule.target).map { pictures.pictures.picture($0) != nil } == true
+        inFlight = (moving || animating, position, moving && position == Double(schedule.target) ? centredItem : nil, movesSinceDraw, sharpAfter,
+                    centredPicture)
         movesSinceDraw = []
         // Screens without flip events (the first mode set) show the frame at once.
         if !screen.flipPending { frameShown(at: screen.nextRefresh(after: now)) }
@@ -723,6 +727,7 @@ final class RunningShow {
         guard let frame = inFlight else { return }
         inFlight = nil
         statistics.framesShown += 1
+        if frame.centredPicture && statistics.firstPictureShownAt == nil { statistics.firstPictureShownAt = shownAt }
         for sensed in frame.moves { statistics.inputToPhoton.record(shownAt - sensed) }
         if let ended = frame.sharpAfter { statistics.zoomToSharp.record(shownAt - ended) }
         if frame.moving {

@@ -20,6 +20,9 @@ public struct ShowStatistics: Equatable, Sendable {
     /// How long each frame took to compose into the screen's buffer, in
     /// 10 µs steps (`frame_time_p99_ratio`).
     public var composeTime = LatencyHistogram(step: 0.000_01, ceiling: 0.1)
+    /// When the first frame with the centred picture was shown (the show's
+    /// monotonic clock, seconds): `first_picture_ms`.
+    public var firstPictureShownAt: Double?
 
     public init() {}
 }
