@@ -67,15 +67,6 @@ struct FirstPicture: ParsableCommand {
     }
 
     private func makeFolder() throws {
-        let marker = folder + "/IMG_\(count).jpg"
-        if access(marker, F_OK) == 0 { return }
-        mkdir(folder, 0o755)
-        let original = folder + "/.original.jpg"
-        if access(original, F_OK) != 0 {
-            try writeWholeFile(original, bytes: JPEGCodec.encode(GeneratedPictures.photo(photoSize), quality: 90))
-        }
-        for n in 1...count {
-            if link(original, folder + "/IMG_\(n).jpg") != 0 && errno != EEXIST { throw ExitCode(1) }
-        }
+        try hardLinkedFolder(folder, count: count) { try JPEGCodec.encode(GeneratedPictures.photo(photoSize), quality: 90) }
     }
 }

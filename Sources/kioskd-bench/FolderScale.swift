@@ -82,15 +82,8 @@ struct FolderScale: ParsableCommand {
     }
 
     private func makeFolder() throws {
-        let marker = folder + "/IMG_\(count).jpg"
-        if access(marker, F_OK) == 0 { return }
-        mkdir(folder, 0o755)
-        let original = folder + "/.original.jpg"
-        let jpeg = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 64, height: 48), variant: 1), quality: 80)
-        try writeWholeFile(original, bytes: jpeg)
-        for n in 1...count {
-            let path = folder + "/IMG_\(n).jpg"
-            if link(original, path) != 0 && errno != EEXIST { throw ExitCode(1) }
+        try hardLinkedFolder(folder, count: count) {
+            try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 64, height: 48), variant: 1), quality: 80)
         }
     }
 
@@ -136,3 +129,15 @@ struct FolderScale: ParsableCommand {
 
 /// What malloc hands out for `bytes` on glibc: 16-byte steps, 24 bytes at least, 8 of them its own.
 private func malloc_good_size(_ bytes: Int) -> Int { max(32, (bytes + 8 + 15) & ~15) }
+
+/// `folder` holding `IMG_1.jpg` to `IMG_<count>.jpg`, hard links to one
+/// file (`original` makes its bytes): made once, kept between runs.
+func hardLinkedFolder(_ folder: String, count: Int, original: () throws -> [UInt8]) throws {
+    if access(folder + "/IMG_\(count).jpg", F_OK) == 0 { return }
+    mkdir(folder, 0o755)
+    let file = folder + "/.original.jpg"
+    if access(file, F_OK) != 0 { try writeWholeFile(file, bytes: original()) }
+    for n in 1...count {
+        if link(file, folder + "/IMG_\(n).jpg") != 0 && errno != EEXIST { throw ExitCode(1) }
+    }
+}
