@@ -29,6 +29,7 @@ demo-images:
 bench:
 	scripts/install-deps
 	swift build -c release --product kioskd-bench
+	swift build -c release --product kioskd
 	.build/release/kioskd-bench
 	scripts/bench-vm
 

@@ -19,7 +19,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -44,7 +44,7 @@ let photoSize = PixelSize(width: 6000, height: 4000)   // 24 Mpx, 3:2 like most 
 struct Figures: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "figures", abstract: "Print every figure (the default).")
 
-    @Option(help: "Photos to cycle through for peak_rss_mb.")
+    @Option(help: "Photos to cycle through for cycle_peak_rss_mb.")
     var pictures = 1000
 
     @Option(help: "Where the generated photos are kept between runs.")
@@ -63,7 +63,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["first-picture"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["first-picture"], ["daemon-rss", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -71,7 +71,7 @@ struct Figures: ParsableCommand {
     }
 }
 
-/// The animated-GIF figures alone, and peak_rss_mb over a short cycle with the GIF.
+/// The animated-GIF figures alone, and cycle_peak_rss_mb over a short cycle with the GIF.
 struct GIFOnly: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "gif", abstract: "Print the animated-GIF figures.")
     @Option var pictures = 20
@@ -104,7 +104,7 @@ struct ZoomOnly: ParsableCommand {
 
 struct Cycle: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cycle", abstract: "Step the show through a folder at 1920x1080 and print peak_rss_mb.")
+        commandName: "cycle", abstract: "Step the show through a folder at 1920x1080 and print cycle_peak_rss_mb.")
 
     @Argument var folder: String
     @Option var steps: Int
@@ -128,7 +128,7 @@ struct Cycle: ParsableCommand {
         print("cycle_files_skipped \(result.filesSkipped) files")
         print("cycle_ms_per_picture \(format(elapsed / .milliseconds(1) / Double(max(1, steps)))) ms")
         print("cache_peak_mb \(format(Double(result.peakCachedBytes) / 1_048_576)) MB")
-        print("peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB")
+        print("cycle_peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB")
     }
 }
 

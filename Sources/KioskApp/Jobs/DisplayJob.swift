@@ -171,7 +171,7 @@ public struct DisplayJob {
             } else if let refused = runCallingThreadAheadOfOrdinaryThreads() {
                 log(.warning("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)"))
             } else {
-                log("display loop: real-time priority (SCHED_FIFO 1); decoding and other work run at ordinary priority")
+                log("display loop: real-time priority (SCHED_FIFO 1); decoding at \(workerPriority.rawValue) priority, other work at ordinary priority")
             }
             return try loop.run(until: stop)
         }

@@ -1,0 +1,61 @@
+import ArgumentParser
+import KioskCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `peak_rss_mb`, measured on kioskd itself: the release `kioskd` beside
+/// this program (`make bench` builds it), headless at 1920x1080, sliding
+/// through the 24 Mpx photos back to back (0.1 s rests, 0.45 s slides: a
+/// new photo decoded about every half second) for `seconds`; then its
+/// `VmHWM` from /proc, before SIGTERM. Nothing else shares the process:
+/// no benchmark code, no Foundation.
+struct DaemonMemory: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon-rss", abstract: "Print peak_rss_mb: the real kioskd sliding through the photos.")
+
+    @Argument var folder: String
+    @Option var seconds = 60.0
+
+    func run() throws {
+        let exe = try readLink("/proc/self/exe")
+        let kioskd = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)]) + "/kioskd"
+        guard access(kioskd, X_OK) == 0 else { throw ValidationError("no \(kioskd): build it with `swift build -c release --product kioskd`") }
+        let arguments = ["kioskd", "show", "--display", "headless", "--images", folder, "--interval", "0.1",
+                         "--socket", "none", "--state-dir", "none", "--index", "0"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, kioskd, nil, nil, argv, environ) == 0 else { throw ExitCode(127) }
+        usleep(UInt32(seconds * 1_000_000))
+        let status = procStatus(pid)
+        kill(pid, SIGTERM)
+        let exit = waitForExit(pid)
+        guard let peak = status["VmHWM"], let now = status["VmRSS"] else { throw ValidationError("kioskd ended early (status \(exit))") }
+        print("peak_rss_mb \(format(Double(peak) / 1024)) MB (kioskd itself after \(format(seconds)) s sliding through \(folder); \(format(Double(now) / 1024)) MB resident at the end)")
+        if exit != 0 { throw ExitCode(exit) }
+    }
+
+    /// The `kB` fields of /proc/PID/status.
+    private func procStatus(_ pid: pid_t) -> [String: Int] {
+        let fd = open("/proc/\(pid)/status", O_RDONLY)
+        guard fd >= 0 else { return [:] }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 1 << 16)
+        let n = read(fd, &bytes, bytes.count)
+        var fields: [String: Int] = [:]
+        for line in String(decoding: bytes.prefix(max(0, n)), as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
+            if parts.count == 3, parts[2] == "kB", let value = Int(parts[1]) { fields[String(parts[0])] = value }
+        }
+        return fields
+    }
+
+    private func readLink(_ path: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { throw ExitCode(1) }
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
