@@ -19,6 +19,16 @@ public func resample(_ image: RasterImage, to size: PixelSize, turning orientati
     }
 }
 
+/// ``resample(_:to:turning:)`` of the part `rect` of `image` (which must
+/// hold it), read where it is: no copy of the part is made first.
+public func resample(_ image: RasterImage, cropping rect: PixelRect, to size: PixelSize) -> RasterImage {
+    precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= image.width && rect.y + rect.height <= image.height,
+                 "\(rect) is not inside \(image.size)")
+    return image.pixels.withUnsafeBufferPointer { pixels in
+        resample(rowsOf: rect.size, to: size) { pixels.baseAddress! + (rect.y + $0) * image.width + rect.x }
+    }
+}
+
 /// ``resample(_:to:turning:)`` for a picture given a row at a time, as a
 /// decoder makes them: `row(r)` is asked for rows in increasing order, each
 /// at most once (some may be passed over), and what it returns need only
@@ -48,8 +58,7 @@ public func resample(
     var sums = [SIMD8<UInt16>](repeating: .zero, count: padded / 2)
     var line = [UInt32](repeating: 0, count: padded)
     // Every output pixel is written below, once: no zeroing first.
-    let out = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { target, initialized in
-        initialized = size.pixelCount
+    func fill(_ target: UnsafeMutableBufferPointer<UInt32>) {
         ring.withUnsafeMutableBufferPointer { ring in
             sums.withUnsafeMutableBufferPointer { sums in
                 line.withUnsafeMutableBufferPointer { line in
@@ -86,6 +95,10 @@ public func resample(
                 }
             }
         }
+    }
+    let out = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { target, initialized in
+        fill(target)
+        initialized = size.pixelCount
     }
     return RasterImage(size: size, pixels: out)
 }

@@ -40,6 +40,11 @@ func stageProfile(rounds: Int) throws {
     let fused = try (0..<rounds).map { _ in
         try time { _ = try JPEGCodec.decode(jpeg, path: "profile.jpg", fittedTo: fitted, turning: orientation, maximumPixels: 1 << 24) }
     }
+    // A pinch's moving frame: the slot's picture (3:2, 1344x896) zoomed
+    // 1.9x, the part on screen scaled up to the whole slot.
+    let slotPicture = resample(decoded, to: PixelSize(width: 1344, height: 896))
+    let zoomed = PixelRect(x: 300, y: 200, width: 707, height: 568)
+    let zoomUp = try (0..<rounds).map { _ in try time { _ = resample(slotPicture, cropping: zoomed, to: slot) } }
     let screen = PixelSize(width: 1920, height: 1080)
     let geometry = try CarouselGeometry(screen: screen, settings: LayoutSettings())
     let compositor = StripCompositor(geometry: geometry, background: .black)
@@ -60,5 +65,6 @@ func stageProfile(rounds: Int) throws {
     print("profile_decode_to_slot_ms \(format(median(fused))) ms (the same decode and resample row by row, as the show does: \(format(median(fused) - median(decode) - median(scale))) ms against the two apart)")
     print("profile_resample_ms \(format(median(scale))) ms (\(decoded.size) to \(fitted), turned upright as it writes)")
     print("profile_turn_ms \(format(median(scale) - median(unturned))) ms (the turn's share: the same resample unturned, to \(minimum), took \(format(median(unturned))) ms)")
+    print("profile_zoom_upscale_ms \(format(median(zoomUp))) ms (a pinch's moving frame: \(zoomed.size) of the slot's picture scaled up to \(slot), on the run loop)")
     print("profile_compose_ms \(format(median(whole))) ms (a whole 1920x1080 frame mid-slide; \(format(median(reused))) ms into a reused buffer)")
 }

@@ -41,11 +41,18 @@ struct ZoomSharp: ParsableCommand {
             fingers.play()
             kill(getpid(), SIGTERM)
         }
-        let latency = try job.run { _ in false }.zoomToSharp
+        let statistics = try job.run { _ in false }
+        let latency = statistics.zoomToSharp
         guard let median = latency.percentile(0.5) else { throw ValidationError("no pinch reached a sharp frame") }
         let name = hold > 0 ? "zoom_sharp_ms" : "zoom_sharp_moving_ms"
         let how = hold > 0 ? "fingers still \(format(hold * 1000)) ms before the lift" : "fingers lifted while moving"
         print("\(name) \(format(median * 1000)) ms (median of \(latency.count) pinches of the 24 Mpx photo to 1.9x, \(how), lift to the sharp frame's flip; slowest \(format(latency.slowest * 1000)))")
+        // The run loop's cost of a zoomed frame: nearly every frame of this run is a pinch's or a zoom's animation.
+        let frames = statistics.composeTime
+        if hold > 0, let p50 = frames.percentile(0.5), let p99 = frames.percentile(0.99) {
+            print("zoom_frame_ms p50 \(format(p50 * 1000)), p99 \(format(p99 * 1000)), max \(format(frames.slowest * 1000)) ms over \(frames.count) frames "
+                + "(the pinches' frames on the run loop: the slot's picture cut, scaled up and composed)")
+        }
         // The whole process at its peak: the show, its cache and the zoom's pictures (the region, the slot's zoomed picture, the worker's decode).
         guard hold > 0 else { return }
         print("zoom_peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB (the whole process's peak while pinching 24 Mpx photos)")

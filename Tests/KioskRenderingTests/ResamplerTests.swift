@@ -50,6 +50,17 @@ import Testing
         #expect(worst <= 2, "largest difference \(worst) levels")
     }
 
+    /// A part of a picture resampled where it lies is the part cut out
+    /// and resampled, pixel for pixel (a pinch's frames read it in place).
+    @Test func aPartReadInPlaceIsThePartCutOut() {
+        let image = noisy(PixelSize(width: 150, height: 100))
+        for (rect, size) in [(PixelRect(x: 37, y: 21, width: 61, height: 40), PixelSize(width: 134, height: 88)),
+                             (PixelRect(x: 0, y: 99, width: 150, height: 1), PixelSize(width: 75, height: 3)),
+                             (PixelRect(x: 0, y: 0, width: 150, height: 100), PixelSize(width: 97, height: 71))] {
+            #expect(resample(image, cropping: rect, to: size) == resample(image.cropped(to: rect), to: size), "\(rect) to \(size)")
+        }
+    }
+
     /// A camera's stored picture, turned upright while it is resampled: the
     /// upright picture resampled, within the same 2 levels, for every EXIF
     /// orientation (a pixel from the wrong row or column would be far off).

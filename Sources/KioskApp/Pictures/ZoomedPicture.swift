@@ -57,8 +57,12 @@ struct ZoomedPicture {
         let view = view(shown, window: window)
         let sharpPicture = sharp.flatMap { $0.region == view.region ? $0.picture : nil }
         if let made, made.zoom == shown, made.sharp == (sharpPicture != nil) { return made.picture }
-        let part = sharpPicture ?? resample(fitted.cropped(to: view.region.region.pixels(of: fitted.size)), to: view.onScreen.size)
-        let picture = Self.slotPicture(window: window, background: background, showing: part, at: view.onScreen)
+        // The part on screen is scaled up where it lies in the slot's
+        // picture (no copy of it first); zoomed in, it usually covers the
+        // whole slot and is then the slot's picture itself (`zoom_frame_ms`).
+        let coversSlot = view.onScreen == PixelRect(x: 0, y: 0, width: window.width, height: window.height)
+        let part = sharpPicture ?? resample(fitted, cropping: view.region.region.pixels(of: fitted.size), to: view.onScreen.size)
+        let picture = coversSlot ? part : Self.slotPicture(window: window, background: background, showing: part, at: view.onScreen)
         made = (shown, sharpPicture != nil, picture)
         return picture
     }
