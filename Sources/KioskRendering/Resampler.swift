@@ -21,11 +21,13 @@ public func resample(_ image: RasterImage, to size: PixelSize, turning orientati
 
 /// ``resample(_:to:turning:)`` of the part `rect` of `image` (which must
 /// hold it), read where it is: no copy of the part is made first.
-public func resample(_ image: RasterImage, cropping rect: PixelRect, to size: PixelSize) -> RasterImage {
+/// `reusing`: see ``resample(rowsOf:to:turning:reusing:row:)``.
+public func resample(_ image: RasterImage, cropping rect: PixelRect, to size: PixelSize, reusing: consuming [UInt32]? = nil) -> RasterImage {
     precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= image.width && rect.y + rect.height <= image.height,
                  "\(rect) is not inside \(image.size)")
+    var owned = consume reusing
     return image.pixels.withUnsafeBufferPointer { pixels in
-        resample(rowsOf: rect.size, to: size) { pixels.baseAddress! + (rect.y + $0) * image.width + rect.x }
+        resample(rowsOf: rect.size, to: size, reusing: owned.take()) { pixels.baseAddress! + (rect.y + $0) * image.width + rect.x }
     }
 }
 
@@ -33,9 +35,15 @@ public func resample(_ image: RasterImage, cropping rect: PixelRect, to size: Pi
 /// decoder makes them: `row(r)` is asked for rows in increasing order, each
 /// at most once (some may be passed over), and what it returns need only
 /// last until it is asked again. The picture is never in memory whole.
+///
+/// - Parameter reusing: pixels no longer needed, of the output's size,
+///   written over instead of allocating anew: a zoom's frames, one after
+///   another. (A picture buffer is mapped fresh from the kernel each time,
+///   `keepPictureBuffersOutOfTheHeap`, and a fresh 6 MB costs 1,500 page
+///   faults.) Held anywhere else, they are copied first: nothing shared changes.
 public func resample(
     rowsOf sourceSize: PixelSize, to size: PixelSize, turning orientation: ImageOrientation = .upright,
-    row source: (Int) -> UnsafePointer<UInt32>
+    reusing: consuming [UInt32]? = nil, row source: (Int) -> UnsafePointer<UInt32>
 ) -> RasterImage {
     precondition(size.width > 0 && size.height > 0 && sourceSize.width > 0 && sourceSize.height > 0)
     // The output in the picture's stored orientation; its rows land upright below.
@@ -95,6 +103,11 @@ public func resample(
                 }
             }
         }
+    }
+    var owned = consume reusing
+    if var reused = owned.take(), reused.count == size.pixelCount {
+        reused.withUnsafeMutableBufferPointer { fill($0) }
+        return RasterImage(size: size, pixels: reused)
     }
     let out = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { target, initialized in
         fill(target)

@@ -51,7 +51,7 @@ struct ZoomSharp: ParsableCommand {
         let frames = statistics.composeTime
         if hold > 0, let p50 = frames.percentile(0.5), let p99 = frames.percentile(0.99) {
             print("zoom_frame_ms p50 \(format(p50 * 1000)), p99 \(format(p99 * 1000)), max \(format(frames.slowest * 1000)) ms over \(frames.count) frames "
-                + "(the pinches' frames on the run loop: the slot's picture cut, scaled up and composed)")
+                + "(the pinches' frames on the run loop: the part of the slot's picture on screen scaled up, then composed)")
         }
         // The whole process at its peak: the show, its cache and the zoom's pictures (the region, the slot's zoomed picture, the worker's decode).
         guard hold > 0 else { return }

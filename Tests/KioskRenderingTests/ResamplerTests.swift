@@ -61,6 +61,20 @@ import Testing
         }
     }
 
+    /// A zoom's frames draw over the last frame's pixels: the same picture
+    /// as drawn afresh, and pixels still held elsewhere are never changed.
+    @Test func pixelsReusedGiveTheSamePictureAndNothingSharedChanges() {
+        let image = noisy(PixelSize(width: 150, height: 100))
+        let size = PixelSize(width: 140, height: 100)
+        let here = PixelRect(x: 10, y: 5, width: 70, height: 50), there = PixelRect(x: 60, y: 40, width: 70, height: 50)
+        let earlier = resample(image, cropping: there, to: size)
+        let held = earlier   // a frame still held by someone
+        #expect(resample(image, cropping: here, to: size, reusing: earlier.pixels) == resample(image, cropping: here, to: size))
+        #expect(held == resample(image, cropping: there, to: size))
+        // Pixels of another size are not used.
+        #expect(resample(image, cropping: here, to: size, reusing: [UInt32](repeating: 7, count: 3)) == resample(image, cropping: here, to: size))
+    }
+
     /// A camera's stored picture, turned upright while it is resampled: the
     /// upright picture resampled, within the same 2 levels, for every EXIF
     /// orientation (a pixel from the wrong row or column would be far off).

@@ -59,9 +59,12 @@ struct ZoomedPicture {
         if let made, made.zoom == shown, made.sharp == (sharpPicture != nil) { return made.picture }
         // The part on screen is scaled up where it lies in the slot's
         // picture (no copy of it first); zoomed in, it usually covers the
-        // whole slot and is then the slot's picture itself (`zoom_frame_ms`).
+        // whole slot and is then the slot's picture itself, written over
+        // the last frame's (`zoom_frame_ms`): the caller holds this zoom
+        // alone, and a drawn frame is held by nothing else.
         let coversSlot = view.onScreen == PixelRect(x: 0, y: 0, width: window.width, height: window.height)
-        let part = sharpPicture ?? resample(fitted, cropping: view.region.region.pixels(of: fitted.size), to: view.onScreen.size)
+        let reusable = coversSlot && sharpPicture == nil && made?.sharp == false ? made.take()?.picture.pixels : nil
+        let part = sharpPicture ?? resample(fitted, cropping: view.region.region.pixels(of: fitted.size), to: view.onScreen.size, reusing: reusable)
         let picture = coversSlot ? part : Self.slotPicture(window: window, background: background, showing: part, at: view.onScreen)
         made = (shown, sharpPicture != nil, picture)
         return picture

@@ -637,7 +637,9 @@ final class RunningShow {
     /// Composes the strip at `position` as it is at `shownAt` (a change's
     /// animation, the zoom, the animations' frames) into `surface`.
     private func render(into surface: PixelSurface, contents: inout BufferContents, position: Double, shownAt: Double) {
-        if var zoomed, let fitted = pictures.pictures.picture(zoomed.unit) {
+        // Taken out while it makes its picture, so it holds its last frame
+        // alone and can draw the next one over it.
+        if let unit = zoomed?.unit, let fitted = pictures.pictures.picture(unit), var zoomed = self.zoomed.take() {
             zoomedFrame = (zoomed.unit, zoomed.picture(
                 at: shownAt, fitted: fitted, window: layout.geometry.slotSize, background: layout.renderer.compositor.background))
             self.zoomed = zoomed
