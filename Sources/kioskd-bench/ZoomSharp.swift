@@ -49,8 +49,8 @@ struct ZoomSharp: ParsableCommand {
         print("\(name) \(format(median * 1000)) ms (median of \(latency.count) pinches of the 24 Mpx photo to 1.9x, \(how), lift to the sharp frame's flip; slowest \(format(latency.slowest * 1000)))")
         // The run loop's cost of a zoomed frame: nearly every frame of this run is a pinch's or a zoom's animation.
         let frames = statistics.composeTime
-        if hold > 0, let p50 = frames.percentile(0.5), let p99 = frames.percentile(0.99) {
-            print("zoom_frame_ms p50 \(format(p50 * 1000)), p99 \(format(p99 * 1000)), max \(format(frames.slowest * 1000)) ms over \(frames.count) frames "
+        if hold > 0, let p50 = frames.percentile(0.5), let p90 = frames.percentile(0.9), let p99 = frames.percentile(0.99) {
+            print("zoom_frame_ms p50 \(format(p50 * 1000)), p90 \(format(p90 * 1000)), p99 \(format(p99 * 1000)), max \(format(frames.slowest * 1000)) ms over \(frames.count) frames "
                 + "(the pinches' frames on the run loop: the part of the slot's picture on screen scaled up, then composed)")
         }
         // The whole process at its peak: the show, its cache and the zoom's pictures (the region, the slot's zoomed picture, the worker's decode).
