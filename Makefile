@@ -28,8 +28,8 @@ demo-images:
 # hotplug_recovery_ms boots the test VM (scripts/bench-vm, about 2 minutes).
 bench:
 	scripts/install-deps
-	swift build -c release --product kioskd-bench
-	swift build -c release --product kioskd
+	swift build -c release --static-swift-stdlib --product kioskd-bench
+	swift build -c release --static-swift-stdlib --product kioskd
 	.build/release/kioskd-bench
 	scripts/bench-vm
 

@@ -1,9 +1,11 @@
 #include "CLibJPEG.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
 
@@ -115,6 +117,8 @@ void kiosk_jpeg_region_free(struct kiosk_jpeg_region *region) {
 struct kiosk_jpeg_rows {
     struct jpeg_decompress_struct cinfo;
     struct error_manager manager;
+    /* The file read from (kiosk_jpeg_rows_open_file), or NULL. */
+    FILE *file;
 };
 
 static void fail_with_message(struct kiosk_jpeg_rows *rows, char *message, size_t message_size) {
@@ -123,46 +127,85 @@ static void fail_with_message(struct kiosk_jpeg_rows *rows, char *message, size_
     snprintf(message, message_size, "%s", text);
 }
 
-int kiosk_jpeg_rows_open(
-    const unsigned char *data, unsigned long size, unsigned int scale_num, unsigned int scale_denom,
-    unsigned long maximum_pixels, struct kiosk_jpeg_rows **opened, struct kiosk_jpeg_rows_info *info, char *message,
-    size_t message_size) {
+static void free_rows(struct kiosk_jpeg_rows *rows) {
+    jpeg_destroy_decompress(&rows->cinfo);
+    if (rows->file != NULL) fclose(rows->file);
+    free(rows);
+}
+
+/* Reads the header from `data` or, when it is NULL, from `file`. */
+static int open_rows(
+    const unsigned char *data, unsigned long size, FILE *file, struct kiosk_jpeg_rows **opened,
+    struct kiosk_jpeg_rows_info *info, char *message, size_t message_size) {
     *opened = NULL;
     memset(info, 0, sizeof *info);
     struct kiosk_jpeg_rows *rows = calloc(1, sizeof *rows);
     if (rows == NULL) {
+        if (file != NULL) fclose(file);
         snprintf(message, message_size, "out of memory");
         return -1;
     }
+    rows->file = file;
     rows->cinfo.err = jpeg_std_error(&rows->manager.pub);
     rows->manager.pub.error_exit = exit_with_error;
     rows->manager.pub.emit_message = keep_warning;
     if (setjmp(rows->manager.jump)) {
         fail_with_message(rows, message, message_size);
-        jpeg_destroy_decompress(&rows->cinfo);
-        free(rows);
+        free_rows(rows);
         return -1;
     }
     jpeg_create_decompress(&rows->cinfo);
-    jpeg_mem_src(&rows->cinfo, data, size);
+    if (file != NULL) {
+        jpeg_stdio_src(&rows->cinfo, file);
+    } else {
+        jpeg_mem_src(&rows->cinfo, data, size);
+    }
     jpeg_read_header(&rows->cinfo, TRUE);
-    int cmyk = rows->cinfo.jpeg_color_space == JCS_CMYK || rows->cinfo.jpeg_color_space == JCS_YCCK;
-    rows->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_BGRX;
+    info->width = rows->cinfo.image_width;
+    info->height = rows->cinfo.image_height;
+    info->cmyk = rows->cinfo.jpeg_color_space == JCS_CMYK || rows->cinfo.jpeg_color_space == JCS_YCCK;
+    *opened = rows;
+    return 0;
+}
+
+int kiosk_jpeg_rows_open(
+    const unsigned char *data, unsigned long size, struct kiosk_jpeg_rows **rows, struct kiosk_jpeg_rows_info *info,
+    char *message, size_t message_size) {
+    return open_rows(data, size, NULL, rows, info, message, message_size);
+}
+
+int kiosk_jpeg_rows_open_file(
+    int descriptor, struct kiosk_jpeg_rows **rows, struct kiosk_jpeg_rows_info *info, char *message,
+    size_t message_size) {
+    FILE *file = fdopen(descriptor, "rb");
+    if (file == NULL) {
+        close(descriptor);
+        snprintf(message, message_size, "fdopen: %s", strerror(errno));
+        *rows = NULL;
+        return -1;
+    }
+    return open_rows(NULL, 0, file, rows, info, message, message_size);
+}
+
+int kiosk_jpeg_rows_start(
+    struct kiosk_jpeg_rows *rows, unsigned int scale_num, unsigned int scale_denom, unsigned long maximum_pixels,
+    struct kiosk_jpeg_rows_info *info, char *message, size_t message_size) {
+    if (setjmp(rows->manager.jump)) {
+        fail_with_message(rows, message, message_size);
+        return -1;
+    }
+    rows->cinfo.out_color_space = info->cmyk ? JCS_CMYK : JCS_EXT_BGRX;
     rows->cinfo.scale_num = scale_num;
     rows->cinfo.scale_denom = scale_denom;
     jpeg_calc_output_dimensions(&rows->cinfo);
     if ((unsigned long)rows->cinfo.output_width * rows->cinfo.output_height > maximum_pixels) {
         snprintf(message, message_size, "the picture would be %ux%u pixels", (unsigned)rows->cinfo.output_width,
                  (unsigned)rows->cinfo.output_height);
-        jpeg_destroy_decompress(&rows->cinfo);
-        free(rows);
         return -1;
     }
     jpeg_start_decompress(&rows->cinfo);
     info->width = rows->cinfo.output_width;
     info->height = rows->cinfo.output_height;
-    info->cmyk = cmyk;
-    *opened = rows;
     return 0;
 }
 
@@ -180,11 +223,13 @@ int kiosk_jpeg_rows_read(struct kiosk_jpeg_rows *rows, unsigned char *row, char 
     return 0;
 }
 
-void kiosk_jpeg_rows_close(struct kiosk_jpeg_rows *rows, char *warning, size_t warning_size) {
-    if (rows == NULL) return;
+void kiosk_jpeg_rows_warning(const struct kiosk_jpeg_rows *rows, char *warning, size_t warning_size) {
     snprintf(warning, warning_size, "%s", rows->manager.warning);
+}
+
+void kiosk_jpeg_rows_close(struct kiosk_jpeg_rows *rows) {
+    if (rows == NULL) return;
     /* Rows never read (a decode abandoned) are not decoded. */
     jpeg_abort_decompress(&rows->cinfo);
-    jpeg_destroy_decompress(&rows->cinfo);
-    free(rows);
+    free_rows(rows);
 }

@@ -2,6 +2,7 @@ import CLibJPEG
 import CTurboJPEG
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// JPEG through libjpeg-turbo's TurboJPEG API (2.1: `tjDecompressHeader3`,
 /// `tjDecompress2`, `tjCompress2`). TurboJPEG reports errors through its handle
@@ -113,20 +114,62 @@ public enum JPEGCodec {
     public static func decode(
         _ jpeg: [UInt8], path: String, fittedTo fitted: PixelSize, turning orientation: ImageOrientation, maximumPixels: Int
     ) throws(ImageFileError) -> RasterImage {
-        let full = try size(of: jpeg, path: path)
-        let factor = scalingFactor(for: full, atLeast: orientation.swapsSides ? PixelSize(width: fitted.height, height: fitted.width) : fitted)
-        // Refuse before decoding: a 65535x65535 header must not cost minutes.
-        guard factor.scaled(full).pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(full)) }
-        var message = [CChar](repeating: 0, count: 256)
-        func text(_ chars: [CChar]) -> String { String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        _ = try size(of: jpeg, path: path)
         return try jpeg.withUnsafeBufferPointer { (data) throws(ImageFileError) -> RasterImage in
-            var reader: OpaquePointer?
-            var info = kiosk_jpeg_rows_info()
-            guard kiosk_jpeg_rows_open(
-                data.baseAddress, UInt(data.count), UInt32(factor.num), UInt32(factor.denom), UInt(maximumPixels),
-                &reader, &info, &message, message.count) == 0, let reader
-            else { throw ImageFileError(path: path, reason: .corrupt(text(message))) }
-            var warning = [CChar](repeating: 0, count: 256)
+            try RowReader(path: path) { kiosk_jpeg_rows_open(data.baseAddress, UInt(data.count), &$0, &$1, &$2, $3) }
+                .decode(fittedTo: { _ in fitted }, turning: orientation, maximumPixels: maximumPixels)
+        }
+    }
+
+    /// The same, read from `file` as it is decoded (libjpeg's stdio
+    /// source), so neither the file nor the decoded picture is ever in
+    /// memory whole: a 24 Mpx photo's 5 to 10 MB of file are 4 KiB at a
+    /// time. `fit` gives the upright size to resample to from the stored
+    /// size in the header. Takes `file` over: it is closed when the decode ends.
+    public static func decode(
+        file: consuming FileDescriptor, path: String, fittedTo fit: (_ stored: PixelSize) -> PixelSize,
+        turning orientation: ImageOrientation, maximumPixels: Int
+    ) throws(ImageFileError) -> RasterImage {
+        let descriptor = file.release()
+        return try RowReader(path: path) { kiosk_jpeg_rows_open_file(descriptor, &$0, &$1, &$2, $3) }
+            .decode(fittedTo: fit, turning: orientation, maximumPixels: maximumPixels)
+    }
+
+    /// A JPEG opened for decoding a row at a time (``CLibJPEG``), its header read.
+    private final class RowReader {
+        let path: String
+        private let reader: OpaquePointer
+        private var info = kiosk_jpeg_rows_info()
+        private var message = [CChar](repeating: 0, count: 256)
+
+        init(
+            path: String,
+            open: (inout OpaquePointer?, inout kiosk_jpeg_rows_info, inout [CChar], Int) -> Int32
+        ) throws(ImageFileError) {
+            self.path = path
+            var opened: OpaquePointer?
+            guard open(&opened, &info, &message, message.count) == 0, let opened else {
+                throw ImageFileError(path: path, reason: .corrupt(Self.text(message)))
+            }
+            reader = opened
+        }
+
+        deinit { kiosk_jpeg_rows_close(reader) }
+
+        static func text(_ chars: [CChar]) -> String { String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+
+        /// Decodes at the smallest DCT scale still at least the fitted size, each row resampled as it comes.
+        func decode(
+            fittedTo fit: (PixelSize) -> PixelSize, turning orientation: ImageOrientation, maximumPixels: Int
+        ) throws(ImageFileError) -> RasterImage {
+            let full = PixelSize(width: Int(info.width), height: Int(info.height))
+            let fitted = fit(full)
+            let factor = scalingFactor(for: full, atLeast: orientation.swapsSides ? PixelSize(width: fitted.height, height: fitted.width) : fitted)
+            // Refuse before decoding: a 65535x65535 header must not cost minutes.
+            guard factor.scaled(full).pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(full)) }
+            guard kiosk_jpeg_rows_start(reader, UInt32(factor.num), UInt32(factor.denom), UInt(maximumPixels), &info, &message, message.count) == 0 else {
+                throw ImageFileError(path: path, reason: .corrupt(Self.text(message)))
+            }
             var failure: String?
             var row = [UInt32](repeating: 0, count: Int(info.width))
             let picture = row.withUnsafeMutableBufferPointer { row in
@@ -135,7 +178,7 @@ public enum JPEGCodec {
                     // Rows passed over are decoded and dropped; after a failure, the rest is not decoded.
                     while next <= wanted && failure == nil {
                         if kiosk_jpeg_rows_read(reader, UnsafeMutableRawPointer(row.baseAddress!).assumingMemoryBound(to: UInt8.self), &message, message.count) != 0 {
-                            failure = text(message)
+                            failure = Self.text(message)
                         } else if info.cmyk != 0 {
                             convertInvertedCMYKToXRGB(row)
                         }
@@ -144,9 +187,10 @@ public enum JPEGCodec {
                     return UnsafePointer(row.baseAddress!)
                 }
             }
-            kiosk_jpeg_rows_close(reader, &warning, warning.count)
             if let failure { throw ImageFileError(path: path, reason: .corrupt(failure)) }
-            let warned = text(warning)
+            var warning = [CChar](repeating: 0, count: 256)
+            kiosk_jpeg_rows_warning(reader, &warning, warning.count)
+            let warned = Self.text(warning)
             guard warned.isEmpty || isHarmless(warned) else { throw ImageFileError(path: path, reason: .corrupt(warned)) }
             return picture
         }

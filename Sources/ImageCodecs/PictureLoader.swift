@@ -1,5 +1,6 @@
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// Turns a picture file into a ``RasterImage`` fitted to a slot: read, decode
 /// (JPEG, PNG or GIF, recognised by content, not by name), scale once.
@@ -38,13 +39,29 @@ public struct PictureLoader: Sendable, Equatable {
     /// Loads `path` contain-fitted into `slot`, with its frames' schedule
     /// if it is an animated GIF (more than one image). A GIF is read as it
     /// is decoded, never whole: a long animation can be a large file.
+    ///
+    /// A JPEG is read from the file as it is decoded and resampled row by
+    /// row, so neither the file (5 to 10 MB for a 24 Mpx photo) nor the
+    /// decoded picture is ever in memory whole: the fitted picture is the
+    /// only picture-sized buffer. PNGs are read whole first.
     public func loadPicture(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> (picture: RasterImage, animation: FrameSchedule?) {
-        if PictureFormat(sniffing: try readFileStart(path, count: 8)) == .gif {
+        let file = try openRegularFile(path, limit: maximumFileBytes)
+        // EXIF is looked for only this far (`EXIFOrientation.read`): the same answer as from the whole file.
+        let head = try readFileStart(file, path: path, count: EXIFOrientation.searchLimit)
+        switch PictureFormat(sniffing: head) {
+        case .jpeg:
+            let orientation = exifRotate ? EXIFOrientation.read(head) : .upright
+            let picture = try JPEGCodec.decode(
+                file: file, path: path, fittedTo: { aspectFitSize(of: orientation.uprightSize(of: $0), in: slot) },
+                turning: orientation, maximumPixels: maximumScaledJPEGPixels)
+            return (picture, nil)
+        case .gif:
             let picture = try openAnimation(path, fittedTo: slot).decodeNext()
             let schedule = try GIFAnimation.schedule(ofFile: path, maximumFileBytes: maximumFileBytes)
             return (picture, schedule.isAnimated ? schedule : nil)
+        case .png, nil:
+            return (try load(bytes: readWholeFile(path, limit: maximumFileBytes), path: path, fittedTo: slot), nil)
         }
-        return (try load(bytes: readWholeFile(path, limit: maximumFileBytes), path: path, fittedTo: slot), nil)
     }
 
     /// Two portraits sharing a slot (`portrait_pairs`): each decoded

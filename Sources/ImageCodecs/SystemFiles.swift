@@ -8,14 +8,8 @@ import Musl
 /// Reads a whole file. The corresponding C calls are `open`, `fstat`, `read`.
 /// Files above `limit` bytes are refused before anything is allocated.
 public func readWholeFile(_ path: String, limit: Int) throws(ImageFileError) -> [UInt8] {
-    // O_NONBLOCK: a FIFO swapped in for a photo must not hang the decoder
-    // in open(); it is then refused as not a regular file.
-    let file = try about(path) { () throws(SystemCallError) in try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK) }
-    var info = stat()
-    try about(path) { () throws(SystemCallError) in try retryingInterrupts("fstat") { fstat(file.rawValue, &info) } }
-    guard (info.st_mode & S_IFMT) == S_IFREG else { throw ImageFileError(path: path, reason: .notARegularFile) }
-    let size = Int(info.st_size)
-    guard size <= limit else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: size)) }
+    let file = try openRegularFile(path, limit: limit)
+    let size = Int(try status(of: file, path: path).st_size)
     var bytes = [UInt8](repeating: 0, count: size)
     let filled = try about(path) { () throws(SystemCallError) in
         try bytes.withUnsafeMutableBytes { buffer in
@@ -31,6 +25,36 @@ public func readWholeFile(_ path: String, limit: Int) throws(ImageFileError) -> 
         }.get()
     }
     bytes.removeLast(size - filled)
+    return bytes
+}
+
+/// Opens `path` for reading: refused if it is not a regular file or is
+/// larger than `limit` bytes.
+public func openRegularFile(_ path: String, limit: Int) throws(ImageFileError) -> FileDescriptor {
+    // O_NONBLOCK: a FIFO swapped in for a photo must not hang the decoder
+    // in open(); it is then refused as not a regular file.
+    let file = try about(path) { () throws(SystemCallError) in try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK) }
+    let info = try status(of: file, path: path)
+    guard (info.st_mode & S_IFMT) == S_IFREG else { throw ImageFileError(path: path, reason: .notARegularFile) }
+    guard Int(info.st_size) <= limit else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: Int(info.st_size))) }
+    return file
+}
+
+private func status(of file: borrowing FileDescriptor, path: String) throws(ImageFileError) -> stat {
+    var info = stat()
+    try about(path) { () throws(SystemCallError) in try retryingInterrupts("fstat") { fstat(file.rawValue, &info) } }
+    return info
+}
+
+/// Reads at most the first `count` bytes of the open `file`, without moving its offset.
+public func readFileStart(_ file: borrowing FileDescriptor, path: String, count: Int) throws(ImageFileError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    let read = try about(path) { () throws(SystemCallError) in
+        try bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemCallError) in try retryingInterrupts("pread") { pread(file.rawValue, buffer.baseAddress!, count, 0) } }
+        }.get()
+    }
+    bytes.removeLast(count - read)
     return bytes
 }
 

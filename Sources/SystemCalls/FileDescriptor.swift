@@ -43,6 +43,16 @@ public struct FileDescriptor: ~Copyable {
         guard Glibc.close(fd) == 0 else { throw .last("close") }
     }
 
+    /// Gives the descriptor up without closing it: the caller owns it now
+    /// (a C library that closes what it is handed, such as `fdopen`'s `FILE`).
+    /// Not for a seat's device, which must be given back through ``close()``.
+    public consuming func release() -> Int32 {
+        precondition(beforeClose == nil, "a seat's device is given back by close()")
+        let fd = rawValue
+        discard self
+        return fd
+    }
+
     deinit {
         beforeClose?.takeRetainedValue().run()
         _ = Glibc.close(rawValue)

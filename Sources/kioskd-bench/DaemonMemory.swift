@@ -10,19 +10,34 @@ import Glibc
 /// through the 24 Mpx photos back to back (0.1 s rests, 0.45 s slides: a
 /// new photo decoded about every half second) for `seconds`; then its
 /// `VmHWM` from /proc, before SIGTERM. Nothing else shares the process:
-/// no benchmark code, no Foundation.
+/// no benchmark code, no Foundation. The kioskd measured is built as
+/// `make install` builds it, with Swift's runtime linked in statically.
+///
+/// With `--gif`, `gif_peak_rss_mb` instead: the animated GIF playing in
+/// the centre for `seconds` (it loops for ever), beside four of the photos,
+/// which the show holds decoded meanwhile.
 struct DaemonMemory: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon-rss", abstract: "Print peak_rss_mb: the real kioskd sliding through the photos.")
 
     @Argument var folder: String
     @Option var seconds = 60.0
+    @Option(help: "An animated GIF to play in the centre instead (gif_peak_rss_mb).")
+    var gif: String?
 
     func run() throws {
+        var folder = folder, interval = "0.1", name = "peak_rss_mb", what = "sliding through \(folder)"
+        if let gif {
+            let show = folder + "-with-gif"
+            mkdir(show, 0o755)
+            for n in 0..<4 { link(folder + "/photo-000\(n).jpg", show + "/photo-000\(n).jpg") }
+            link(gif, show + "/0-animated.gif")   // first by name: centred at --index 0
+            (folder, interval, name, what) = (show, "600", "gif_peak_rss_mb", "playing \(gif) beside four photos")
+        }
         let exe = try readLink("/proc/self/exe")
         let kioskd = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)]) + "/kioskd"
         guard access(kioskd, X_OK) == 0 else { throw ValidationError("no \(kioskd): build it with `swift build -c release --product kioskd`") }
-        let arguments = ["kioskd", "show", "--display", "headless", "--images", folder, "--interval", "0.1",
+        let arguments = ["kioskd", "show", "--display", "headless", "--images", folder, "--interval", interval,
                          "--socket", "none", "--state-dir", "none", "--index", "0"]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -33,7 +48,7 @@ struct DaemonMemory: ParsableCommand {
         kill(pid, SIGTERM)
         let exit = waitForExit(pid)
         guard let peak = status["VmHWM"], let now = status["VmRSS"] else { throw ValidationError("kioskd ended early (status \(exit))") }
-        print("peak_rss_mb \(format(Double(peak) / 1024)) MB (kioskd itself after \(format(seconds)) s sliding through \(folder); \(format(Double(now) / 1024)) MB resident at the end)")
+        print("\(name) \(format(Double(peak) / 1024)) MB (kioskd itself after \(format(seconds)) s \(what); \(format(Double(now) / 1024)) MB resident at the end)")
         if exit != 0 { throw ExitCode(exit) }
     }
 

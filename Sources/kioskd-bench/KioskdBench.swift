@@ -19,7 +19,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Cycle.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -44,7 +44,7 @@ let photoSize = PixelSize(width: 6000, height: 4000)   // 24 Mpx, 3:2 like most 
 struct Figures: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "figures", abstract: "Print every figure (the default).")
 
-    @Option(help: "Photos to cycle through for cycle_peak_rss_mb.")
+    @Option(help: "Photos the running shows slide through.")
     var pictures = 1000
 
     @Option(help: "Where the generated photos are kept between runs.")
@@ -63,7 +63,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["cycle", dir, "--steps", "\(pictures)", "--animated", gif], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["first-picture"], ["daemon-rss", dir], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -71,7 +71,8 @@ struct Figures: ParsableCommand {
     }
 }
 
-/// The animated-GIF figures alone, and cycle_peak_rss_mb over a short cycle with the GIF.
+/// The animated-GIF figures alone, and gif_peak_rss_mb: kioskd sliding
+/// through 20 photos and the 500-frame 4K GIF.
 struct GIFOnly: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "gif", abstract: "Print the animated-GIF figures.")
     @Option var pictures = 20
@@ -82,7 +83,7 @@ struct GIFOnly: ParsableCommand {
         try gifFigures(folder: folder, rounds: rounds)
         let dir = try generatePhotos(count: pictures, in: folder)
         fflush(nil)
-        let status = waitForExit(spawnSelf(["cycle", dir, "--steps", "\(pictures)", "--animated", try generateAnimatedGIF(in: folder)]))
+        let status = waitForExit(spawnSelf(["daemon-rss", dir, "--gif", try generateAnimatedGIF(in: folder)]))
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -100,36 +101,6 @@ struct ZoomOnly: ParsableCommand {
     @Option var rounds = 9
 
     func run() throws { try zoomFigures(folder: folder, rounds: rounds) }
-}
-
-struct Cycle: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "cycle", abstract: "Step the show through a folder at 1920x1080 and print cycle_peak_rss_mb.")
-
-    @Argument var folder: String
-    @Option var steps: Int
-    @Option(help: "An animated GIF to play in the centre after the steps, the neighbourhood still held.")
-    var animated: String?
-    @Option(help: "Frames of it to play.")
-    var frames = 100
-
-    func run() throws {
-        keepPictureBuffersOutOfTheHeap()   // as kioskd does
-        var settings = KioskSettings()
-        settings.stateDirectory = nil // a benchmark never writes the machine's state
-        settings.images = folder
-        print("start_rss_mb \(format(Double(residentKiB("VmRSS")) / 1024)) MB")
-        let job = PictureCycleJob(settings: settings, screen: PixelSize(width: 1920, height: 1080))
-        let start = ContinuousClock.now
-        let result = try job.run(steps: steps, animated: animated, frames: frames)
-        let elapsed = ContinuousClock.now - start
-        if let animated { print("cycle_gif_frames \(result.animationFrames) frames of \(animated)") }
-        print("cycle_frames \(result.framesComposed) frames")
-        print("cycle_files_skipped \(result.filesSkipped) files")
-        print("cycle_ms_per_picture \(format(elapsed / .milliseconds(1) / Double(max(1, steps)))) ms")
-        print("cache_peak_mb \(format(Double(result.peakCachedBytes) / 1_048_576)) MB")
-        print("cycle_peak_rss_mb \(format(Double(residentKiB("VmHWM")) / 1024)) MB")
-    }
 }
 
 /// The running show, headless at 1920x1080 (or `--size`) and 60 Hz, sliding

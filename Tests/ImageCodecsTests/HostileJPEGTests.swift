@@ -173,8 +173,9 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
     }
 
     /// A bounded fuzz run: 400 copies of a small photo, each with up to 8
-    /// bytes changed, cut short or both, decoded in a region: each gives a
-    /// picture of the size asked for or an error naming the file, never a crash.
+    /// bytes changed, cut short or both, decoded whole from the file (read
+    /// as it is decoded) and in a region: each gives a picture of the size
+    /// asked for or an error naming the file, never a crash.
     @Test func mangledFilesGiveAPictureOrAnError() throws {
         let folder = try ScratchFolder()
         let original = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 320, height: 240)), kind: .colour)
@@ -184,7 +185,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return state >> 33
         }
-        var refused = 0
+        var refused = 0, refusedWhole = 0
         for round in 0..<400 {
             var bytes = original
             for _ in 0...Int(next() % 8) {
@@ -192,6 +193,13 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
             }
             if round % 3 == 0 { bytes = Array(bytes.prefix(Int(next() % UInt64(bytes.count)))) }
             let path = try folder.write("mangled.jpg", bytes)
+            do {
+                let whole = try loader.load(path, fittedTo: PixelSize(width: 160, height: 160))
+                #expect(whole.size == PixelSize(width: 160, height: 120))
+            } catch {
+                refusedWhole += 1
+                #expect(error.path == path && !error.why.isEmpty)
+            }
             do {
                 let region = try loader.loadRegion(path, region: middle, at: PixelSize(width: 80, height: 60))
                 #expect(region.size == PixelSize(width: 80, height: 60))
@@ -201,5 +209,6 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
             }
         }
         #expect(refused > 0 && refused < 400, "\(refused) refused")
+        #expect(refusedWhole > 0 && refusedWhole < 400, "\(refusedWhole) refused whole")
     }
 }

@@ -163,6 +163,40 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         #expect(error?.description.contains("half-copied.jpg: cannot decode:") == true)
     }
 
+    /// A JPEG loaded from its file is read as it is decoded, never whole;
+    /// it gives exactly the picture, or the error, of the same bytes read
+    /// whole first: every kind of JPEG, turned by EXIF or not, cut short
+    /// in its data or in its header, or with a frame header 300 KB in.
+    @Test(arguments: [JPEGCodec.EncodingKind.colour, .grayscale, .progressive, .cmyk])
+    func aJPEGReadFromItsFileIsTheJPEGReadWhole(_ kind: JPEGCodec.EncodingKind) throws {
+        let folder = try ScratchFolder()
+        let photo = GeneratedPictures.photo(PixelSize(width: 1200, height: 800), variant: 5)
+        let plain = try JPEGCodec.encode(photo, quality: 90, kind: kind)
+        let turned = Array(plain.prefix(2)) + exifSegment(orientation: 6) + plain.dropFirst(2)
+        // An APP2 segment of 300 KB before the frame: the header is past the first read.
+        let padding = (0..<5).flatMap { _ in [0xFF, 0xE2, 0xFF, 0xF0] + [UInt8](repeating: 0x41, count: 0xFFEE) }
+        let late = Array(plain.prefix(2)) + padding + plain.dropFirst(2)
+        let files = [("plain.jpg", plain), ("turned.jpg", turned), ("late-header.jpg", late),
+                     ("cut.jpg", Array(plain.prefix(plain.count * 2 / 3))), ("cut-header.jpg", Array(plain.prefix(100)))]
+        for (name, bytes) in files {
+            let path = try folder.write(name, bytes)
+            let whole = Result { () throws(ImageFileError) in try loader.load(bytes: readWholeFile(path, limit: 1 << 24), path: path, fittedTo: slot) }
+            let streamed = Result { () throws(ImageFileError) in try loader.load(path, fittedTo: slot) }
+            switch (whole, streamed) {
+            case (.success(let a), .success(let b)):
+                let samePixels = a == b   // (not inside #expect: it would print every pixel)
+                #expect(samePixels, "\(kind) \(name)")
+                #expect(b.size == (name == "turned.jpg" ? PixelSize(width: 720, height: 1080) : PixelSize(width: 1344, height: 896)), "\(kind) \(name)")
+            case (.failure(let a), .failure(let b)):
+                #expect(name.hasPrefix("cut"), "\(kind) \(name): \(b)")
+                #expect(b.description.hasPrefix(path + ": cannot decode: "), "\(kind) \(name): \(b)")
+                if name == "cut.jpg" { #expect(a == b, "\(kind) \(name)") }
+            default:
+                Issue.record("\(kind) \(name): read whole \(whole), read as decoded \(streamed)")
+            }
+        }
+    }
+
     @Test func aJPEGCutInsideItsHeaderIsRefused() throws {
         let folder = try ScratchFolder()
         let whole = try JPEGCodec.encode(solid(64, 64, 0xE02828))

@@ -182,7 +182,8 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
             }
             worker.request(show.wanted())
         }
-        #expect(refused == ["\(folder.path)/b.jpg: cannot decode: \(try #require(jpegHeaderError(folder.path + "/b.jpg")))"])
+        // libjpeg's own words for a file that ends before its frame header.
+        #expect(refused == ["\(folder.path)/b.jpg: cannot decode: JPEG datastream contains no image"])
         let shown = frame()
         #expect(shown[960, 540] == red)
         #expect(shown[1900, 540] == blue)   // c moved up into b's place on the right
@@ -216,12 +217,4 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         #expect(sizes.last == MeasuredSize(path: paths[40], size: nil))
     }
 
-    func jpegHeaderError(_ path: String) -> String? {
-        let bytes = try? readWholeFile(path, limit: 100)
-        guard let bytes else { return nil }
-        do { _ = try JPEGCodec.size(of: bytes, path: path); return nil } catch {
-            guard case .corrupt(let message) = error.reason else { return nil }
-            return message
-        }
-    }
 }

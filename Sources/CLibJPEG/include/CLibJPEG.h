@@ -45,28 +45,44 @@ void kiosk_jpeg_region_free(struct kiosk_jpeg_region *region);
 struct kiosk_jpeg_rows;
 
 struct kiosk_jpeg_rows_info {
-    /// The picture's size at this scale.
+    /// The picture's size: stored, after opening; at the DCT scale, after starting.
     unsigned int width, height;
     /// Rows come as inverted CMYK (the caller converts them), else as
     /// XRGB8888 in memory order B, G, R, X.
     int cmyk;
 };
 
-/// Reads the header and starts the decode of the JPEG in `data` (which
-/// must outlive the reader). Returns 0 with `*rows` and `info`, or -1 with
-/// libjpeg's message in `message`. Refuses a picture over `maximum_pixels`
-/// at that scale before decoding anything.
+/// Reads the header of the JPEG in `data` (which must outlive the
+/// reader). Returns 0 with `*rows` and `info` (the stored size), or -1
+/// with libjpeg's message in `message`.
 int kiosk_jpeg_rows_open(
-    const unsigned char *data, unsigned long size, unsigned int scale_num, unsigned int scale_denom,
-    unsigned long maximum_pixels, struct kiosk_jpeg_rows **rows, struct kiosk_jpeg_rows_info *info, char *message,
+    const unsigned char *data, unsigned long size, struct kiosk_jpeg_rows **rows, struct kiosk_jpeg_rows_info *info,
+    char *message, size_t message_size);
+
+/// The same, reading the file `descriptor` as the decode goes (libjpeg's
+/// stdio source, 4 KiB at a time), so the file is never in memory whole.
+/// The reader owns the descriptor, and closes it even when opening fails.
+int kiosk_jpeg_rows_open_file(
+    int descriptor, struct kiosk_jpeg_rows **rows, struct kiosk_jpeg_rows_info *info, char *message,
     size_t message_size);
+
+/// Starts the decode at `scale_num`/`scale_denom` through the DCT; `info`
+/// then gives the size at that scale. Refuses a picture over
+/// `maximum_pixels` at that scale before decoding anything. Returns 0, or
+/// -1 with the message (the reader can then only be closed).
+int kiosk_jpeg_rows_start(
+    struct kiosk_jpeg_rows *rows, unsigned int scale_num, unsigned int scale_denom, unsigned long maximum_pixels,
+    struct kiosk_jpeg_rows_info *info, char *message, size_t message_size);
 
 /// Decodes the next row into `row` (`width` * 4 bytes). Returns 0, or -1
 /// with libjpeg's message (the reader can then only be closed).
 int kiosk_jpeg_rows_read(struct kiosk_jpeg_rows *rows, unsigned char *row, char *message, size_t message_size);
 
-/// Ends the decode and frees the reader, leaving in `warning` the first
-/// warning libjpeg gave (corrupt data it went past), or an empty string.
-void kiosk_jpeg_rows_close(struct kiosk_jpeg_rows *rows, char *warning, size_t warning_size);
+/// The first warning libjpeg gave (corrupt data it went past), or an empty string.
+void kiosk_jpeg_rows_warning(const struct kiosk_jpeg_rows *rows, char *warning, size_t warning_size);
+
+/// Ends the decode (rows never read are not decoded) and frees the reader,
+/// closing its file.
+void kiosk_jpeg_rows_close(struct kiosk_jpeg_rows *rows);
 
 #endif
