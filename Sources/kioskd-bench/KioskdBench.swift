@@ -63,7 +63,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -554,19 +554,24 @@ extension WorkerPriority: ExpressibleByArgument {}
 
 /// The decode worker's priority measured alone: the `dropped_frames`
 /// scenario pinned to one core with the display loop at ordinary priority
-/// (as on a kiosk without `LimitRTPRIO`), once per ``WorkerPriority``.
-/// Not in `make bench` (four minutes): what the default was chosen on.
+/// (as on a kiosk without `LimitRTPRIO`), once per ``WorkerPriority``, at
+/// 4K and 30 slides (about 20 s each). At 1080p a frame is too short for
+/// the worker to take the core from it, and every priority gave 0; at 4K
+/// a frame takes about 6 ms, and a worker at ordinary priority does.
 struct WorkerPriorities: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "priorities", abstract: "Print dropped_frames_one_core for each decode worker priority, the display loop at ordinary priority.")
 
     @Argument var folder: String
+    @Option(help: "The headless screen's size: 4K, so that a frame (about 6 ms) is long enough for the worker to take the core from it.")
+    var size = "3840x2160"
+    @Option var count = 30
 
     func run() throws {
         for priority in WorkerPriority.allCases {
             fflush(nil)
             let status = waitForExit(spawnSelf([
-                "slides", folder, "--one-core", "--no-real-time", "--worker-priority", priority.rawValue,
+                "slides", folder, "--one-core", "--no-real-time", "--worker-priority", priority.rawValue, "--size", size, "--count", "\(count)",
                 "--suffix", "_one_core_ordinary_loop_\(priority.rawValue)_worker",
             ]))
             if status != 0 { throw ExitCode(status) }
