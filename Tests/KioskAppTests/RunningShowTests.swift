@@ -99,6 +99,31 @@ func fourColours() throws -> PictureFolder {
         #expect(run.show.statistics.refreshesMissed == 0)
     }
 
+    /// Three quick `next`s: the destination and the pictures beside it are
+    /// asked for before the strip comes near them, not as they come into
+    /// view (on a slow board a decode takes longer than the strip takes to
+    /// pass, so the destination would arrive empty). What the strip passes
+    /// still shows when it gets there.
+    @Test func aQuickRunOfNextsDecodesTheDestinationFirst() throws {
+        let names = (0..<10).map { "photo-\($0).png" }
+        let folder = try PictureFolder(try names.enumerated().map { ($1, try flatPNG(0x101010 * UInt32($0 + 1))) })
+        let run = try SimulatedShow(showSettings(folder))
+        run.run(until: 1)
+        let atRest = run.decoder.decodedKeys.count
+        for _ in 0..<3 {
+            run.command(.next)
+            run.run(until: run.now + 0.02)
+        }
+        #expect(run.show.schedule.target == 3)
+        #expect(run.show.schedule.position(at: run.now) < 1)   // picture 3 is not on screen yet, nor near it
+        let asked = run.decoder.decodedKeys.dropFirst(atRest).map { String($0.split(separator: "/").last!) }
+        // (2 was decoded at rest, as the one ahead.)
+        #expect(Array(asked.prefix(2)) == ["photo-3.png", "photo-4.png"])
+        run.run(until: 3)
+        #expect(run.show.centredItem == 3)
+        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 3)).pixels)
+    }
+
     @Test func prevFromTheFirstPictureWrapsToTheLast() throws {
         let folder = try fourColours()
         let run = try SimulatedShow(showSettings(folder))

@@ -26,6 +26,22 @@ import Testing
         #expect(items == [1, 0, 2, 3, 9])
     }
 
+    /// Three quick `next`s: the strip is at 0.2 on its way to 3. What will
+    /// be on screen there (2, 3, 4) comes first, then what is on screen now
+    /// (0, 1), then the destination's neighbours (5 ahead; 1 behind, already
+    /// wanted); a single step keeps the plain plan.
+    @Test func aQuickRunOfNextsWantsTheDestinationFirst() throws {
+        let g = try fullHD()
+        #expect(g.visibleSlots(at: 3).map(\.index) == [2, 3, 4])
+        #expect(g.visibleSlots(at: 0.2).map(\.index) == [0, 1])
+        let items = PreloadPlan().items(g, at: 0.2, travelling: .forward, towards: 3, playlist: playlist)
+        #expect(items == [3, 2, 4, 0, 1, 5])
+        let backward = PreloadPlan().items(g, at: -0.2, travelling: .backward, towards: -3, playlist: playlist)
+        #expect(backward == [7, 6, 8, 0, 9, 5])
+        #expect(PreloadPlan().items(g, at: 0.2, travelling: .forward, towards: 1, playlist: playlist)
+            == PreloadPlan().items(g, at: 0.2, travelling: .forward, playlist: playlist))
+    }
+
     @Test func aShortPlaylistWantsEachPictureOnce() throws {
         let items = PreloadPlan().items(try fullHD(), at: 0, travelling: .forward, playlist: CircularIndex(count: 2))
         #expect(items == [0, 1])

@@ -9,6 +9,8 @@ struct PictureNeighbourhood {
     let geometry: CarouselGeometry
     var position: Double
     var direction: TravelDirection = .forward
+    /// Where the strip is going (``PreloadPlan/items(_:at:travelling:towards:playlist:)``): nil at rest.
+    var destination: Double?
     var plan = PreloadPlan()
 
     init(pictures: DecodedPictures, geometry: CarouselGeometry, position: Double) {
@@ -32,7 +34,7 @@ struct PictureNeighbourhood {
     /// few batches, each a relayout of the strip).
     var toMeasure: [String] {
         guard pictures.measuring else { return [] }
-        let near = plan.items(geometry, at: position, travelling: direction, playlist: pictures.index)
+        let near = plan.items(geometry, at: position, travelling: direction, towards: destination, playlist: pictures.index)
         let waiting = near.contains { !pictures.isSettled($0) }
         let limit = waiting ? 32 : max(256, pictures.playlist.count / 16)
         return pictures.toMeasure(around: Int(position.rounded()), limit: limit)
@@ -41,7 +43,7 @@ struct PictureNeighbourhood {
     /// Files to decode next, most urgent first (and drops what is no longer
     /// wanted from the cache).
     mutating func wanted() -> [String] {
-        pictures.want(plan.items(geometry, at: position, travelling: direction, playlist: pictures.index))
+        pictures.want(plan.items(geometry, at: position, travelling: direction, towards: destination, playlist: pictures.index))
     }
 
     /// What a batch of finished decodes brought.

@@ -54,7 +54,7 @@ final class RunningShow {
     /// When the last frame of an ongoing slide reached the screen.
     private var lastMotionFrameShown: Double?
     /// What the decoder was last asked for: the slots on screen and the way the strip was going.
-    private var requestedFor: (slots: [Int], direction: TravelDirection)?
+    private var requestedFor: (slots: [Int], direction: TravelDirection, destination: Int)?
     private var announced = false
     /// After a failed present: not before this time again (a display that
     /// is gone must not turn the loop into a busy retry).
@@ -822,17 +822,19 @@ final class RunningShow {
         }
     }
 
-    /// Tells the decoder what to prepare, when the slots on screen or the
-    /// direction of travel changed.
+    /// Tells the decoder what to prepare, when the slots on screen, the
+    /// direction of travel or the destination changed.
     private func requestPictures(at position: Double, now: Double, always: Bool = false) {
         // Off, nothing is decoded: waking asks for the pictures again.
         guard !asleep else { return }
         let direction = schedule.direction(at: now)
         let slots = layout.geometry.visibleSlots(at: position).map(\.index)
-        if !always, let last = requestedFor, last.slots == slots, last.direction == direction { return }
-        requestedFor = (slots, direction)
+        let destination = schedule.target
+        if !always, let last = requestedFor, last.slots == slots, last.direction == direction, last.destination == destination { return }
+        requestedFor = (slots, direction, destination)
         pictures.position = position
         pictures.direction = direction
+        pictures.destination = Double(destination)
         decoder.request(pictures.wanted())
         if pictures.pictures.pairing != nil { decoder.measure(pictures.toMeasure) }
     }

@@ -27,17 +27,40 @@ public struct PreloadPlan: Sendable, Hashable {
 
     /// The playlist items to have decoded at `position`, most urgent first,
     /// each once (a short playlist repeats across the strip).
+    ///
+    /// `destination` is where the strip is going. When it is more than one
+    /// slot away (a quick run of `next`s, a `goto`), the pictures on screen
+    /// there come first, before those on screen now: the strip passes
+    /// these in a fraction of a second, while the destination's stay; on
+    /// a slow board, a decode takes longer than the strip takes to pass.
+    /// Then what is on screen now, then the destination's neighbours.
     public func items(
-        _ geometry: CarouselGeometry, at position: Double, travelling direction: TravelDirection, playlist: CircularIndex
+        _ geometry: CarouselGeometry, at position: Double, travelling direction: TravelDirection,
+        towards destination: Double? = nil, playlist: CircularIndex
     ) -> [Int] {
-        let visible = geometry.visibleSlots(at: position).map(\.index)
+        var slots = visibleSlots(geometry, at: position)
+        if let destination, abs(destination - position) > 1 {
+            let there = visibleSlots(geometry, at: destination)
+            slots = there + slots + neighbours(of: there, travelling: direction)
+        } else {
+            slots += neighbours(of: slots, travelling: direction)
+        }
+        var seen: Set<Int> = []
+        return slots.compactMap(playlist.item(forSlot:)).filter { seen.insert($0).inserted }
+    }
+
+    /// The slots on screen at `position`, nearest its centre first.
+    private func visibleSlots(_ geometry: CarouselGeometry, at position: Double) -> [Int] {
+        geometry.visibleSlots(at: position).map(\.index)
             .sorted { (abs(Double($0) - position), $0) < (abs(Double($1) - position), $1) }
+    }
+
+    /// `ahead` slots past `visible` in the direction of travel, then `behind` the other way.
+    private func neighbours(of visible: [Int], travelling direction: TravelDirection) -> [Int] {
         guard let low = visible.min(), let high = visible.max() else { return [] }
         let after = (0..<(direction == .forward ? ahead : behind)).map { high + 1 + $0 }
         let before = (0..<(direction == .forward ? behind : ahead)).map { low - 1 - $0 }
-        let slots = visible + (direction == .forward ? after + before : before + after)
-        var seen: Set<Int> = []
-        return slots.compactMap(playlist.item(forSlot:)).filter { seen.insert($0).inserted }
+        return direction == .forward ? after + before : before + after
     }
 
     /// The most pictures the plan can want at once.
