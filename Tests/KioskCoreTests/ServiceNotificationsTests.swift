@@ -11,6 +11,8 @@ import Testing
             == "READY=1\nSTATUS=showing 01.jpg (8 pictures)")
         #expect(service.isReady)
         #expect(tell(.pictureCentred(item: 1, file: "/p/02.jpg")) == "STATUS=showing 02.jpg (8 pictures)")
+        #expect(tell(.pictureCentred(item: 2, file: "/p/03.jpg", pairedWith: "/p/04.jpg"))
+            == "STATUS=showing 03.jpg and 04.jpg (8 pictures)", "a pair of portraits is named whole")
         #expect(tell(.ready(pictureCount: 8, centred: 1, file: "/p/02.jpg")) == "STATUS=showing 02.jpg (8 pictures)",
                 "a second ready (a reload) only updates the status")
         #expect(tell(.paused) == nil)

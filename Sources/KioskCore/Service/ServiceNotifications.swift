@@ -42,8 +42,8 @@ public struct ServiceNotifications: Sendable {
             guard !isReady else { return "STATUS=\(status)" }
             isReady = true
             return "READY=1\nSTATUS=\(status)"
-        case .pictureCentred(_, let file, _):
-            let status = Self.showing(file, count: pictureCount)
+        case .pictureCentred(_, let file, let pairedWith):
+            let status = Self.showing(file, pairedWith: pairedWith, count: pictureCount)
             lastPictureStatus = status
             return isReady ? "STATUS=\(status)" : nil
         case .playlistChanged(let count, _, _):
@@ -89,8 +89,10 @@ public struct ServiceNotifications: Sendable {
         return true
     }
 
-    private static func showing(_ file: String?, count: Int) -> String {
+    /// A pair of portraits (`portrait_pairs`) is named whole, left file first.
+    private static func showing(_ file: String?, pairedWith partner: String? = nil, count: Int) -> String {
         guard let file, count > 0 else { return "showing the background: no pictures" }
-        return "showing \(Playlist.fileName(of: file)) (\(count) picture\(count == 1 ? "" : "s"))"
+        let names = Playlist.fileName(of: file) + (partner.map { " and " + Playlist.fileName(of: $0) } ?? "")
+        return "showing \(names) (\(count) picture\(count == 1 ? "" : "s"))"
     }
 }
