@@ -110,9 +110,11 @@ struct VMDisplayTests {
         #expect(screen[1113, y] == vmBackground && screen[1114, y] != vmBackground)
     }
 
-    /// An animated GIF in the centre on bochs: two screendumps a second and
-    /// a half apart show two different frames, each exactly as
-    /// `kioskd snapshot --frame N` draws it.
+    /// An animated GIF in the centre on bochs: two screendumps (the second
+    /// the first of up to eight, a second and a half apart, that differs
+    /// from the first) show two different frames, each exactly as
+    /// `kioskd snapshot --frame N` draws it. A GIF that stood still would
+    /// leave them equal.
     @Test func anAnimatedGIFAdvancesFramesOnTheRealScreen() throws {
         let demo = (demoImages as NSString).deletingLastPathComponent
         let folder = try PictureFolder([

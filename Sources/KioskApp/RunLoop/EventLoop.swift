@@ -82,9 +82,11 @@ final class EventLoop {
         case normal
     }
 
-    /// How long one wake-up may spend on normal events (seconds): a quarter
-    /// of a 60 Hz frame, so a frame due meanwhile still makes its refresh.
-    static let normalEventBudget = 0.004
+    /// How long one wake-up may spend on normal events (seconds): by
+    /// default a quarter of a 60 Hz frame, so a frame due meanwhile still
+    /// makes its refresh.
+    let normalEventBudget: Double
+    static let defaultNormalEventBudget = 0.004
 
     /// Runs in every wake-up after the urgent events and due deadlines, before the normal events.
     var afterUrgentEvents: () -> Void = {}
@@ -101,7 +103,8 @@ final class EventLoop {
     private var events: UnsafeMutableBufferPointer<epoll_event>
     private var timerRegistration: Registration?
 
-    init() throws(SystemCallError) {
+    init(normalEventBudget: Double = defaultNormalEventBudget) throws(SystemCallError) {
+        self.normalEventBudget = normalEventBudget
         epoll = FileDescriptor(owning: try retryingInterrupts("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
         timer = try OneShotTimer()
         events = .allocate(capacity: 64)
@@ -210,7 +213,7 @@ final class EventLoop {
             // Out of time, or a deadline is due: the rest are still ready, and the next wait reports them again.
             // The first always runs when no deadline is due, so a slow clock (a traced process) cannot starve them.
             let now = MonotonicClock.now()
-            if (handled > 0 && now - started > Self.normalEventBudget) || now >= due { break }
+            if (handled > 0 && now - started > normalEventBudget) || now >= due { break }
             registration.handler(EventSet(epoll: event.events))
             handled += 1
         }
