@@ -362,7 +362,8 @@ struct VMDisplayTests {
     /// opens it when the link comes, a swipe along the panel's y axis (the
     /// strip's x) moves on a picture, the screen equals the turned
     /// snapshot, and once the device is gone kioskd holds no more
-    /// descriptors than before it came.
+    /// descriptors than before it came (pictures open for decoding aside:
+    /// the neighbours are read from their files while it shows).
     @Test func aRotatedPanelsTouchscreenNamedByIdSwipesTheRightWay() throws {
         let log = try String(contentsOfFile: results("virtio-gpu/touch-rotated.log"), encoding: .utf8)
         let link = "/dev/input/by-id/usb-kioskd-test-touchscreen-event-if00"
@@ -374,7 +375,8 @@ struct VMDisplayTests {
         expectSamePixels(screen, try snapshot(size: screen.size, position: 1) { $0.display.rotation = .quarter })
         let descriptors = try String(contentsOfFile: results("virtio-gpu/touch-rotated-fds"), encoding: .utf8)
             .split(separator: "\n").compactMap { Int($0) }
-        #expect(descriptors.count == 2 && descriptors[0] == descriptors[1], "\(descriptors)")
+        let open = (try? String(contentsOfFile: results("virtio-gpu/touch-rotated-fd-list"), encoding: .utf8)) ?? ""
+        #expect(descriptors.count == 2 && descriptors[0] == descriptors[1], "\(descriptors), before and after:\n\(open)")
         #expect(try fingerToScreen(log).moves > 0)
         #expect(try exitOf("virtio-gpu/touch-rotated.exit").status == 0)
     }
