@@ -136,6 +136,28 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         worker.stop()
     }
 
+    /// The run loop asks again for what it still lacks, and a picture may
+    /// finish in between: one done but not yet taken is not decoded again
+    /// (a broken one would be refused, and logged, twice).
+    @Test func aPictureFinishedButNotYetTakenIsNotDecodedAgain() throws {
+        let gate = Gate()
+        let picture = self.picture
+        let worker = try DecodeWorker { path in gate.pass(path); return .decoded(path: path, picture: picture) }
+        worker.request(["a", "b"])
+        gate.open(1)
+        #expect(worker.waitForFinished(milliseconds: 10_000))
+        gate.waitUntilStarted(2)   // "a" is finished, "b" waits at the gate
+        worker.request(["a", "b", "c"])
+        gate.open(2)
+        #expect(collect(worker, 3) == ["a", "b", "c"])
+        #expect(gate.started.withLock { $0 } == ["a", "b", "c"])
+        // Once taken, a path asked for again is decoded again (the cache let it go).
+        worker.request(["a"])
+        gate.open(1)
+        #expect(collect(worker, 1) == ["a"])
+        worker.stop()
+    }
+
     @Test func theReadyDescriptorWakesThePollOnlyWhenAPictureIsDone() throws {
         let gate = Gate()
         let picture = self.picture

@@ -210,6 +210,9 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         /// The file in progress was rewritten meanwhile: its outcome is dropped.
         var inProgressStale = false
         var finished: [DecodeOutcome] = []
+        /// The paths decoded (or refused) in ``finished``: the show still
+        /// wants them until it has taken them, and they are not decoded twice.
+        var finishedPaths: Set<String> = []
         var stopping = false
     }
 
@@ -247,9 +250,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     }
 
     /// Replaces the list of pictures to decode, most urgent first. A path
-    /// already being decoded is not decoded twice.
+    /// being decoded, or decoded and not yet taken, is not decoded twice
+    /// (nor a broken file refused twice).
     func request(_ paths: [String]) {
-        state.withLock { state in state.queue = paths.filter { $0 != state.inProgress } }
+        state.withLock { state in state.queue = paths.filter { $0 != state.inProgress && !state.finishedPaths.contains($0) } }
         wake.signal()
     }
 
@@ -263,6 +267,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
             state.measureQueue = []
             state.zoomed = nil
             state.finished = []
+            state.finishedPaths = []
             state.inProgress = nil
         }
     }
@@ -270,6 +275,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     func forget(_ paths: Set<String>) {
         state.withLock { state in
             state.finished.removeAll { $0.files.contains(where: paths.contains) }
+            state.finishedPaths = state.finishedPaths.filter { !PictureKey.files(of: $0).contains(where: paths.contains) }
             if let key = state.inProgress, PictureKey.files(of: key).contains(where: paths.contains) { state.inProgressStale = true }
             if state.measuring.contains(where: paths.contains) { state.measuringStale = true }
             state.closeStreams.formUnion(paths)
@@ -295,7 +301,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     func takeFinished() -> [DecodeOutcome] {
         ready.take()
         return state.withLock { state in
-            defer { state.finished = [] }
+            defer {
+                state.finished = []
+                state.finishedPaths = []
+            }
             return state.finished
         }
     }
@@ -362,6 +371,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     defer { state.inProgress = nil }
                     if state.inProgressStale { return false }
                     state.finished.append(outcome)
+                    state.finishedPaths.insert(path)
                     return true
                 }
                 if kept { ready.signal() }
