@@ -94,6 +94,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         init() {
             var fds: [Int32] = [0, 0]
             pipe(&fds)
+            closeOnExec(fds)
             self.fds = fds
         }
         deinit { fds.forEach { close($0) } }

@@ -3,6 +3,10 @@ import Glibc
 import SystemCalls
 import Testing
 
+/// Marks test descriptors close-on-exec: tests start daemons from other
+/// threads, and a pipe's end a daemon inherits would never report its end.
+func closeOnExec(_ fds: [Int32]) { for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
+
 /// A pipe whose ends close with it, each exactly once: tests run in
 /// parallel, and closing a number twice could close another test's fd.
 final class TestPipe {
@@ -12,6 +16,7 @@ final class TestPipe {
     init() {
         var fds: [Int32] = [0, 0]
         precondition(pipe(&fds) == 0)
+        closeOnExec(fds)
         (read, write) = (fds[0], fds[1])
         for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
     }

@@ -13,7 +13,7 @@ final class FakeSeat: ShowSeat {
     private(set) var acknowledgements = 0
     var descriptor: Int32 { fds[0] }
 
-    init() { _ = pipe(&fds) }
+    init() { _ = pipe(&fds); closeOnExec(fds) }
 
     deinit { fds.forEach { _ = close($0) } }
 
