@@ -1,6 +1,7 @@
 import CGIF
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// GIF through giflib's low-level API (``GIFReader``): the header, the
 /// first frame as a picture, and an encoder for the tests' files. Playing
@@ -118,3 +119,56 @@ public enum GIFCodec {
 
     private final class Writer { var bytes: [UInt8] = [] }
 }
+
+extension GIFCodec: PictureCodec {
+    public static let name = "GIF"
+    public static let fileExtensions = ["gif"]
+
+    public static func recognises(_ head: borrowing [UInt8]) -> Bool {
+        head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8))
+    }
+
+    public static func header(of bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader {
+        PictureHeader(storedSize: try size(of: bytes, path: path))
+    }
+
+    /// Its first image, composed at the slot's size, and the frames' schedule when it has more than one.
+    public static func decode(
+        bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        let schedule = try GIFAnimation.schedule(of: bytes, path: path)
+        let animation = try GIFAnimation(bytes: bytes, path: path, background: options.background, fittedTo: slot, maximumPixels: options.maximumGIFPixels)
+        return DecodedPicture(
+            picture: try animation.decodeNext(), info: PictureInfo(format: name, originalSize: animation.screen),
+            animation: schedule.isAnimated ? schedule : nil)
+    }
+
+    /// Read as it is decoded, never whole: a long animation can be a large file.
+    public static func decode(
+        file: consuming FileDescriptor, head: [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        _ = consume file
+        let animation = try GIFAnimation(
+            path: path, background: options.background, fittedTo: slot, maximumPixels: options.maximumGIFPixels, maximumFileBytes: options.maximumFileBytes)
+        let picture = try animation.decodeNext()
+        let schedule = try GIFAnimation.schedule(ofFile: path, maximumFileBytes: options.maximumFileBytes)
+        return DecodedPicture(
+            picture: picture, info: PictureInfo(format: name, originalSize: animation.screen), animation: schedule.isAnimated ? schedule : nil)
+    }
+
+    /// The first image at its full size, then cut.
+    public static func decodeRegion(
+        bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage {
+        let decoded = try GIFAnimation(bytes: bytes, path: path, background: options.background, fittedTo: nil, maximumPixels: options.maximumGIFPixels)
+            .decodeNext()
+        return resample(decoded.cropped(to: region.pixels(of: decoded.size)), to: size)
+    }
+
+    public static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)? {
+        try GIFAnimation(
+            path: path, background: options.background, fittedTo: slot, maximumPixels: options.maximumGIFPixels, maximumFileBytes: options.maximumFileBytes)
+    }
+}
+
+extension GIFAnimation: PictureAnimation {}

@@ -11,6 +11,8 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         /// A directory, FIFO or device where a picture was listed.
         case notARegularFile
         case notAnImage
+        /// Asked to play the frames of a picture that has none (a file rewritten as a still).
+        case notAnimated
         /// The picture's dimensions are beyond what the kiosk will decode.
         case tooLarge(PixelSize)
         /// The decoding library refused the data; its own words.
@@ -38,7 +40,9 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notARegularFile:
             return "not a regular file"
         case .notAnImage:
-            return "not a JPEG, PNG or GIF file"
+            return "not a \(PictureCodecs.names) file"
+        case .notAnimated:
+            return "the picture has no frames to play"
         case .tooLarge(let size):
             return "the picture is too large to decode (\(size) pixels)"
         case .corrupt(let message):

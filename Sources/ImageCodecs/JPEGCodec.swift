@@ -320,3 +320,66 @@ public enum JPEGCodec {
         }
     }
 }
+
+extension JPEGCodec: PictureCodec {
+    public static let name = "JPEG"
+    public static let fileExtensions = ["jpg", "jpeg"]
+
+    public static func recognises(_ head: borrowing [UInt8]) -> Bool { head.starts(with: [0xFF, 0xD8, 0xFF]) }
+
+    public static func header(of bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader {
+        PictureHeader(storedSize: try size(of: bytes, path: path), orientation: EXIFOrientation.read(bytes))
+    }
+
+    /// Fits the upright picture from the header's full size; the DCT-scaled
+    /// decode (in stored orientation) is only a cheaper starting point,
+    /// resampled row by row as it is decoded and turned upright by the
+    /// resampler as it writes.
+    public static func decode(
+        bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        let stored = try size(of: bytes, path: path)
+        let orientation = options.orientation(EXIFOrientation.read(bytes))
+        let upright = orientation.uprightSize(of: stored)
+        let picture = try decode(
+            bytes, path: path, fittedTo: aspectFitSize(of: upright, in: slot), turning: orientation, maximumPixels: options.maximumScaledJPEGPixels)
+        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: upright, dateTaken: EXIFDateTaken.read(bytes)))
+    }
+
+    /// Read from the file as it is decoded and resampled row by row, so
+    /// neither the file (5 to 10 MB for a 24 Mpx photo) nor the decoded
+    /// picture is ever in memory whole: the fitted picture is the only
+    /// picture-sized buffer. EXIF is in `head` (``EXIFOrientation/searchLimit``).
+    public static func decode(
+        file: consuming FileDescriptor, head: [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        let orientation = options.orientation(EXIFOrientation.read(head))
+        var upright = PixelSize(width: 0, height: 0)
+        let picture = try decode(
+            file: file, path: path,
+            fittedTo: { stored in
+                upright = orientation.uprightSize(of: stored)
+                return aspectFitSize(of: upright, in: slot)
+            },
+            turning: orientation, maximumPixels: options.maximumScaledJPEGPixels)
+        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: upright, dateTaken: EXIFDateTaken.read(head)))
+    }
+
+    /// The region alone is decoded (``decodeRegion(_:path:rect:minimumSize:maximumPixels:)``,
+    /// in its stored orientation), at the smallest DCT scale still at least
+    /// `size`: only about the region at screen resolution is ever in
+    /// memory, never the whole photo zoomed.
+    public static func decodeRegion(
+        bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage {
+        let stored = try self.size(of: bytes, path: path)
+        let orientation = options.orientation(EXIFOrientation.read(bytes))
+        let wanted = region.pixels(of: orientation.uprightSize(of: stored))
+        let cut = orientation.storedRect(forUpright: wanted, stored: stored)
+        // `size` is upright: the stored part must cover it with its sides turned back.
+        let storedTarget = orientation.swapsSides ? PixelSize(width: size.height, height: size.width) : size
+        let (decoded, exact) = try decodeRegion(bytes, path: path, rect: cut, minimumSize: storedTarget, maximumPixels: options.maximumScaledJPEGPixels)
+        bytes = []
+        return resample(decoded.cropped(to: exact.pixels(of: decoded.size)), to: size, turning: orientation)
+    }
+}

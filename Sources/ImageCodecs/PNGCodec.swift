@@ -208,3 +208,42 @@ public enum PNGCodec {
         }
     }
 }
+
+extension PNGCodec: PictureCodec {
+    public static let name = "PNG"
+    public static let fileExtensions = ["png"]
+
+    public static func recognises(_ head: borrowing [UInt8]) -> Bool {
+        head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    public static func header(of bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader {
+        PictureHeader(storedSize: try size(of: bytes, path: path))
+    }
+
+    /// The file's bytes are freed as soon as the decoder is done with
+    /// them, before the resampler allocates: at most two picture-sized
+    /// buffers are alive at once.
+    public static func decode(
+        bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        let original = try size(of: bytes, path: path)
+        let fitted = aspectFitSize(of: original, in: slot)
+        let decoded = try decode(bytes, path: path, background: options.background, minimumSize: fitted, maximumPixels: options.maximumPNGPixels)
+        bytes = []
+        return DecodedPicture(picture: resample(decoded, to: fitted), info: PictureInfo(format: name, originalSize: original))
+    }
+
+    /// Decoded whole, reduced as it is when fitted (but to what the region needs), then cut.
+    public static func decodeRegion(
+        bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage {
+        let full = try self.size(of: bytes, path: path)
+        let wanted = region.pixels(of: full)
+        let minimum = PixelSize(
+            width: (size.width * full.width + wanted.width - 1) / wanted.width, height: (size.height * full.height + wanted.height - 1) / wanted.height)
+        let decoded = try decode(bytes, path: path, background: options.background, minimumSize: minimum, maximumPixels: options.maximumPNGPixels)
+        bytes = []
+        return resample(decoded.cropped(to: region.pixels(of: decoded.size)), to: size)
+    }
+}

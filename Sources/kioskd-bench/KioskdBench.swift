@@ -345,7 +345,9 @@ func gifFigures(folder: String, rounds: Int) throws {
     let screen = PixelSize(width: 1920, height: 1080)
     let geometry = try CarouselGeometry(screen: screen, settings: LayoutSettings())
     let compositor = StripCompositor(geometry: geometry, background: .black)
-    let animation = try PictureLoader(background: .black).openAnimation(gif, fittedTo: geometry.slotSize)
+    let options = DecodeOptions(background: .black)
+    let animation = try GIFAnimation(
+        path: gif, background: .black, fittedTo: geometry.slotSize, maximumPixels: options.maximumGIFPixels, maximumFileBytes: options.maximumFileBytes)
     var decode: [Double] = []
     var frames: [RasterImage] = []
     for _ in 0..<rounds {

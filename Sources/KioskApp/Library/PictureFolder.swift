@@ -10,8 +10,10 @@ import Glibc
 /// the watch for each file that arrives; all of it runs on the folder's
 /// own thread after the start, never on the run loop.
 struct PictureFiles: Sendable {
-    /// The file extensions that are shown (compared without case).
-    static let extensions = ["jpg", "jpeg", "png", "gif"]
+    /// The file extensions that are shown (compared without case): the codecs' (``PictureCodecs``).
+    static let extensions = PictureCodecs.fileExtensions
+    /// Why a regular file is passed over, for the log.
+    static let notAPicture = "not a \(PictureCodecs.spokenExtensions()) file"
     let order: PictureOrder
 
     /// True for a name the show plays: not hidden (no leading dot, like
@@ -120,7 +122,7 @@ struct FolderWalk {
                 if PictureFiles.isPicture(name) {
                     if let entry = files.entry(path) { entries.append(entry) }
                 } else {
-                    note("ignoring \(path): not a .jpg, .jpeg, .png or .gif file")
+                    note("ignoring \(path): \(PictureFiles.notAPicture)")
                 }
             case .folder: subfolders.append(path)
             case .link, .unknown: checkFirst.append(path)
@@ -138,7 +140,7 @@ struct FolderWalk {
             case S_IFDIR: subfolders.append(path)
             case S_IFREG where PictureFiles.isPicture(Playlist.fileName(of: path)):
                 if let entry = files.entry(path, info: info) { entries.append(entry) }
-            case S_IFREG: note("ignoring \(path): not a .jpg, .jpeg, .png or .gif file")
+            case S_IFREG: note("ignoring \(path): \(PictureFiles.notAPicture)")
             default: note("ignoring \(path): not a regular file")
             }
         }

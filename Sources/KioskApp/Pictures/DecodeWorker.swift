@@ -11,8 +11,8 @@ import Glibc
 /// its frames' schedule if it is animated), or refused; or a frame of an
 /// animation being played, or why that animation cannot go on.
 enum DecodeOutcome: Sendable {
-    /// `original`: the file's upright size (what bounds its zoom); nil for a pair.
-    case decoded(path: String, picture: RasterImage, animation: FrameSchedule? = nil, original: PixelSize? = nil)
+    /// `info`: what the decoder learnt of the file (its upright size bounds its zoom); nil for a pair.
+    case decoded(path: String, picture: RasterImage, animation: FrameSchedule? = nil, info: PictureInfo? = nil)
     case failed(ImageFileError)
     /// Frame `number` (counted across plays) of ``AnimationRequest/playback``.
     case frame(path: String, playback: Int, number: Int, picture: RasterImage)
@@ -88,8 +88,7 @@ struct PictureRecipe: Equatable, Sendable {
                 return .decoded(path: key, picture: try loader.loadPair(files[0], files[1], fittedTo: slot, spacing: pairSpacing ?? 0))
             }
             let loaded = try loader.loadPicture(key, fittedTo: slot)
-            // The header again (cached by the kernel now): what the picture may be zoomed to.
-            return .decoded(path: key, picture: loaded.picture, animation: loaded.animation, original: try? loader.uprightSize(of: key))
+            return .decoded(path: key, picture: loaded.picture, animation: loaded.animation, info: loaded.info)
         } catch {
             return .failed(error)
         }
@@ -111,10 +110,10 @@ struct PictureRecipe: Equatable, Sendable {
 }
 
 /// The animations being decoded, each an open file read as it plays
-/// (``GIFAnimation``): one frame at a time, for whoever decodes (the
+/// (``PictureAnimation``): one frame at a time, for whoever decodes (the
 /// worker's thread, or a test's inline decoder).
 final class AnimationStreams {
-    private var streams: [String: (playback: Int, animation: GIFAnimation)] = [:]
+    private var streams: [String: (playback: Int, animation: any PictureAnimation)] = [:]
     /// Playbacks that failed: not tried again.
     private var failed: [String: Int] = [:]
 

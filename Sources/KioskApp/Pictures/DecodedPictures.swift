@@ -21,8 +21,8 @@ struct DecodedPictures {
     private var cache: ByteBoundedCache<String, RasterImage>
     /// The frames' schedules of the animated pictures in the cache.
     private var animations: [String: FrameSchedule] = [:]
-    /// The upright sizes of the files cached (what bounds their zoom).
-    private var originals: [String: PixelSize] = [:]
+    /// What the decoder learnt of the files cached (their upright sizes bound their zoom).
+    private var infos: [String: PictureInfo] = [:]
     /// A missing picture's cost, for planning: a whole slot in XRGB8888.
     private let slotBytes: Int
 
@@ -59,8 +59,8 @@ struct DecodedPictures {
     func picture(of path: String) -> RasterImage? { cache[path] }
     /// True when an animated picture is in the cache.
     var hasAnimations: Bool { !animations.isEmpty }
-    /// The upright size of the cached picture at `path`, when known.
-    func originalSize(of path: String) -> PixelSize? { originals[path] }
+    /// What is known of the cached picture at `path` (its original size, its date), when known.
+    func info(of path: String) -> PictureInfo? { infos[path] }
     /// The schedule of the cached picture at `path`, if it is animated.
     func animation(of path: String) -> FrameSchedule? { animations[path] }
 
@@ -71,7 +71,7 @@ struct DecodedPictures {
         let decided = pairing.map { pairing in units.filter { pairing.isSettled(unit: $0, in: playlist) } } ?? units
         cache.want(decided.map(key))
         if !animations.isEmpty { animations = animations.filter { cache[$0.key] != nil } }
-        if originals.count > 2 * cache.count { originals = originals.filter { cache[$0.key] != nil } }
+        if infos.count > 2 * cache.count { infos = infos.filter { cache[$0.key] != nil } }
         return cache.missing(estimatedBytes: slotBytes)
     }
 
@@ -87,10 +87,10 @@ struct DecodedPictures {
 
     mutating func accept(_ outcome: DecodeOutcome) -> Arrival {
         switch outcome {
-        case .decoded(let path, let picture, let animation, let original):
+        case .decoded(let path, let picture, let animation, let info):
             guard cache.insert(picture, bytes: picture.pixels.count * 4, for: path) else { return .discarded }
             animations[path] = animation
-            originals[path] = original
+            infos[path] = info
             return .stored(path: path)
         case .failed(let error):
             return playlist.contains(error.path) ? .refused(error) : .discarded

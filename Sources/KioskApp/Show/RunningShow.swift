@@ -783,7 +783,7 @@ final class RunningShow {
         let decoded = pictures.pictures
         guard let unit = decoded.index.item(forSlot: target), decoded.items(ofUnit: unit).count == 1 else { return nil }
         let key = decoded.key(unit)
-        guard decoded.animation(of: key) == nil, let fitted = decoded.picture(unit), let original = decoded.originalSize(of: key) else { return nil }
+        guard decoded.animation(of: key) == nil, let fitted = decoded.picture(unit), let original = decoded.info(of: key)?.originalSize else { return nil }
         let limits = PictureZoom.Limits(fitted: fitted.size, original: original, maximumZoom: maxZoom)
         guard limits.maximumScale > 1 else { return nil }
         let geometry = layout.geometry

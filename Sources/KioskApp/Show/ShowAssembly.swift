@@ -57,7 +57,7 @@ struct ShowAssembly {
     }
 
     static func emptyNote(_ settings: KioskSettings) -> String {
-        "no pictures to show in \(settings.images ?? "") (looking for .jpg, .jpeg, .png and .gif files): showing the background only"
+        "no pictures to show in \(settings.images ?? "") (looking for \(PictureCodecs.spokenExtensions(joinedBy: "and")) files): showing the background only"
     }
 }
 

@@ -1,0 +1,187 @@
+import KioskCore
+import KioskRendering
+import SystemCalls
+
+/// One picture file format the kiosk shows: how its files are recognised
+/// (by content, never by name), what their header says, and how they
+/// become pictures fitted to a slot, a zoom's sharp region, or an
+/// animation's frames. ``PictureLoader`` finds the codec for a file in
+/// ``PictureCodecs/all`` and asks it; nothing else names a format.
+///
+/// Adding a still format is one type conforming to this and one line in
+/// ``PictureCodecs/all``: the folder's extensions, the log lines and the
+/// help text come from the registry. The requirements are static: a codec
+/// holds no state, what a decode may spend comes in ``DecodeOptions``.
+public protocol PictureCodec {
+    /// The format's name in log lines and help: "JPEG".
+    static var name: String { get }
+    /// The file name extensions a folder shows for it, lower case, without the dot.
+    static var fileExtensions: [String] { get }
+    /// True when a file starting with `head` is of this format. `head` is
+    /// the file's first bytes: at least ``PictureCodecs/sniffLength`` of them
+    /// unless the file is shorter.
+    static func recognises(_ head: borrowing [UInt8]) -> Bool
+    /// What the header in `bytes` (the file's start, or the whole file) says:
+    /// the stored size and how to turn the picture upright.
+    static func header(of bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader
+    /// Decodes `bytes` (the whole file) upright and contain-fitted into `slot`.
+    static func decode(bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture
+    /// The same, from the open `file` whose first bytes are `head`: a codec
+    /// that can read as it decodes (row by row) never holds the file or
+    /// the decoded picture whole. Takes `file` over.
+    static func decode(
+        file: consuming FileDescriptor, head: [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture
+    /// The part `region` of the picture in `bytes` (each side a fraction of
+    /// its upright width or height), resampled to `size`: a zoom shown sharp.
+    static func decodeRegion(
+        bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage
+    /// The file at `path` opened to play its frames fitted to `slot`; nil
+    /// for a format that has none.
+    static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)?
+}
+
+extension PictureCodec {
+    /// A codec that cannot read as it decodes reads the file whole first.
+    public static func decode(
+        file: consuming FileDescriptor, head: [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        _ = consume file
+        return try decode(bytes: readWholeFile(path, limit: options.maximumFileBytes), path: path, fittedTo: slot, options: options)
+    }
+
+    /// Stills have no frames to play.
+    public static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)? {
+        nil
+    }
+
+    /// The picture's upright size from `header`, with the EXIF turn when `options` says so.
+    static func uprightHeader(_ header: PictureHeader, options: DecodeOptions) -> PixelSize {
+        options.orientation(header.orientation).uprightSize(of: header.storedSize)
+    }
+}
+
+/// What a file's header says, before anything is decoded.
+public struct PictureHeader: Equatable, Sendable {
+    /// The size of the stored pixels.
+    public var storedSize: PixelSize
+    /// How the stored pixels are turned upright (EXIF Orientation for a JPEG).
+    public var orientation: ImageOrientation
+
+    public init(storedSize: PixelSize, orientation: ImageOrientation = .upright) {
+        self.storedSize = storedSize
+        self.orientation = orientation
+    }
+}
+
+/// What is known about a picture beside its pixels, carried from the
+/// decoder to the show (its zoom limits; a later caption overlay).
+public struct PictureInfo: Equatable, Sendable {
+    /// The codec's ``PictureCodec/name``: "JPEG".
+    public var format: String
+    /// The file's own upright size, before fitting: how far it may be zoomed.
+    public var originalSize: PixelSize
+    /// When the photo was taken (seconds since the epoch, local time), if the file says.
+    public var dateTaken: Int64?
+    /// Words that come with the picture (a caption or description), if any: room for an overlay.
+    public var caption: String?
+
+    public init(format: String, originalSize: PixelSize, dateTaken: Int64? = nil, caption: String? = nil) {
+        self.format = format
+        self.originalSize = originalSize
+        self.dateTaken = dateTaken
+        self.caption = caption
+    }
+}
+
+/// A picture decoded for the show: its pixels fitted to the slot, what is
+/// known about it, and its frames' schedule when it is animated.
+public struct DecodedPicture: Sendable {
+    public var picture: RasterImage
+    public var info: PictureInfo
+    /// Nil for a still (or an animation of one frame).
+    public var animation: FrameSchedule?
+
+    public init(picture: RasterImage, info: PictureInfo, animation: FrameSchedule? = nil) {
+        self.picture = picture
+        self.info = info
+        self.animation = animation
+    }
+}
+
+/// An animated picture played from its file one frame at a time, each
+/// frame fitted to the slot. Frames are numbered across plays: after the
+/// last, the first comes again.
+public protocol PictureAnimation: AnyObject {
+    var path: String { get }
+    /// The number of the frame ``decodeNext()`` returns next, counted across plays.
+    var nextFrame: Int { get }
+    /// Decodes the next frame.
+    func decodeNext() throws(ImageFileError) -> RasterImage
+    /// Passes over the next frame, composing it but not returning it.
+    func advance() throws(ImageFileError)
+}
+
+/// What a decode may spend, and how pictures are shown: the same for every codec.
+public struct DecodeOptions: Sendable, Equatable {
+    /// Files above this size are refused unread.
+    public var maximumFileBytes = 256 << 20
+    /// A JPEG whose DCT-scaled decode would exceed this many pixels is
+    /// refused before allocation. Scaling keeps real photos far below it (a
+    /// 100 Mpx camera decodes at 1/8 for a 1080p slot: 1.6 Mpx); a header
+    /// claiming 65535x65535 would still need 64 Mpx, 256 MiB.
+    public var maximumScaledJPEGPixels = 16 << 20
+    /// PNGs above this many pixels are refused before decoding. They decode
+    /// row by row into a reduced picture, so this bounds time, not memory:
+    /// 64 Mpx covers a 50 Mpx picture.
+    public var maximumPNGPixels = 64 << 20
+    /// GIFs whose logical screen is above this many pixels are refused
+    /// before decoding. They are composed at the slot's size
+    /// (``GIFAnimation``), so this bounds a frame's time, not memory:
+    /// 16 Mpx covers 4K.
+    public var maximumGIFPixels = 16 << 20
+    /// Composited under transparent pixels.
+    public var background: RGBColor
+    /// Show camera photos upright, as their EXIF Orientation tag says.
+    public var exifRotate: Bool
+
+    public init(background: RGBColor, exifRotate: Bool = true) {
+        self.background = background
+        self.exifRotate = exifRotate
+    }
+
+    /// The turn to apply for a stored `orientation`: none when ``exifRotate`` is off.
+    public func orientation(_ stored: ImageOrientation) -> ImageOrientation { exifRotate ? stored : .upright }
+}
+
+/// The formats the kiosk shows, and the one place that lists them.
+public enum PictureCodecs {
+    /// Every codec, tried in this order on a file's first bytes.
+    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self]
+
+    /// How many first bytes ``PictureCodec/recognises(_:)`` is given.
+    public static let sniffLength = 16
+
+    /// The codec for a file starting with `head`, or nil for none.
+    public static func codec(sniffing head: borrowing [UInt8]) -> (any PictureCodec.Type)? {
+        for codec in all where codec.recognises(head) { return codec }
+        return nil
+    }
+
+    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif"]`.
+    public static var fileExtensions: [String] { all.flatMap { $0.fileExtensions } }
+
+    /// The formats' names for an operator: "JPEG, PNG or GIF".
+    public static var names: String { spoken(all.map { $0.name }, joinedBy: "or") }
+
+    /// The extensions for an operator: ".jpg, .jpeg, .png or .gif".
+    public static func spokenExtensions(joinedBy conjunction: String = "or") -> String {
+        spoken(fileExtensions.map { "." + $0 }, joinedBy: conjunction)
+    }
+
+    private static func spoken(_ words: [String], joinedBy conjunction: String) -> String {
+        guard words.count > 1 else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " \(conjunction) " + words.last!
+    }
+}
