@@ -49,7 +49,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         let path = folder.path + "/pipe.jpg"
         #expect(mkfifo(path, 0o644) == 0)
         let recipe = PictureRecipe(loader: PictureLoader(background: background), slot: PixelSize(width: 100, height: 100))
-        let outcome = recipe.outcome(of: path)
+        let outcome = recipe.outcome(of: PictureKey(file: path))
         guard case .failed(let error) = outcome else { Issue.record("a FIFO decoded"); return }
         #expect(error.description == "\(path): not a regular file")
     }
@@ -110,12 +110,12 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         }
     }
 
-    func collect(_ worker: DecodeWorker, _ count: Int) -> [String] {
-        var paths: [String] = []
-        while paths.count < count, worker.waitForFinished(milliseconds: 10_000) {
-            for case .decoded(let path, _, _, _) in worker.takeFinished() { paths.append(path) }
+    func collect(_ worker: DecodeWorker, _ count: Int) -> [PictureKey] {
+        var keys: [PictureKey] = []
+        while keys.count < count, worker.waitForFinished(milliseconds: 10_000) {
+            for case .decoded(let key, _, _, _) in worker.takeFinished() { keys.append(key) }
         }
-        return paths
+        return keys
     }
 
     let picture = RasterImage(size: PixelSize(width: 2, height: 2), filledWith: RGBColor(xrgb: 0xFFFFFF))
@@ -123,7 +123,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
     @Test func theMostUrgentFirstAndANewListReplacesTheOld() throws {
         let gate = Gate()
         let picture = self.picture
-        let worker = try DecodeWorker { path in gate.pass(path); return .decoded(path: path, picture: picture) }
+        let worker = try DecodeWorker { key in gate.pass(key.description); return .decoded(key, picture: picture) }
         worker.request(["a", "b", "c", "d"])
         gate.waitUntilStarted(1)
         // The show moved on while "a" was decoding: "b" is no longer wanted,
@@ -143,7 +143,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
     @Test func aPictureFinishedButNotYetTakenIsNotDecodedAgain() throws {
         let gate = Gate()
         let picture = self.picture
-        let worker = try DecodeWorker { path in gate.pass(path); return .decoded(path: path, picture: picture) }
+        let worker = try DecodeWorker { key in gate.pass(key.description); return .decoded(key, picture: picture) }
         worker.request(["a", "b"])
         gate.open(1)
         #expect(worker.waitForFinished(milliseconds: 10_000))
@@ -162,7 +162,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
     @Test func theReadyDescriptorWakesThePollOnlyWhenAPictureIsDone() throws {
         let gate = Gate()
         let picture = self.picture
-        let worker = try DecodeWorker { path in gate.pass(path); return .decoded(path: path, picture: picture) }
+        let worker = try DecodeWorker { key in gate.pass(key.description); return .decoded(key, picture: picture) }
         worker.request(["a"])
         gate.waitUntilStarted(1)
         var pfd = pollfd(fd: worker.readyFD, events: Int16(POLLIN), revents: 0)
@@ -225,7 +225,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         let worker = try DecodeWorker(recipe: assembly.recipe)
         defer { worker.stop() }
         let paths = (names + ["x.png"]).map { folder.path + "/" + $0 }
-        let pair = PictureKey.pair(paths[0], paths[1])
+        let pair = PictureKey(pair: paths[0], paths[1])
         worker.request([pair])
         worker.measure(paths)
         var outcomes: [DecodeOutcome] = []

@@ -122,9 +122,9 @@ import Testing
         let pictures = try pictures()
         let run = try SimulatedShow(pairSettings(pictures))
         run.run(until: 1)
-        let pair = PictureKey.pair(pictures.paths[1], pictures.paths[2])
+        let pair = PictureKey(pair: pictures.paths[1], pictures.paths[2])
         #expect(run.decoder.decodedKeys.contains(pair))
-        #expect(!run.decoder.decodedKeys.contains(pictures.paths[1]) && !run.decoder.decodedKeys.contains(pictures.paths[2]))
+        #expect(!run.decoder.decodedKeys.contains(PictureKey(file: pictures.paths[1])) && !run.decoder.decodedKeys.contains(PictureKey(file: pictures.paths[2])))
         #expect(Set(run.decoder.measureRequests.joined()) == Set(pictures.paths))
         // The first frame with every picture is the snapshot's: the pair peeks in on the right.
         #expect(run.screen.shown?.pixels == (try run.snapshot(at: 0)).pixels)

@@ -116,7 +116,7 @@ func fourColours() throws -> PictureFolder {
         }
         #expect(run.show.schedule.target == 3)
         #expect(run.show.schedule.position(at: run.now) < 1)   // picture 3 is not on screen yet, nor near it
-        let asked = run.decoder.decodedKeys.dropFirst(atRest).map { String($0.split(separator: "/").last!) }
+        let asked = run.decoder.decodedKeys.dropFirst(atRest).map { String($0.description.split(separator: "/").last!) }
         // (2 was decoded at rest, as the one ahead.)
         #expect(Array(asked.prefix(2)) == ["photo-3.png", "photo-4.png"])
         run.run(until: 3)

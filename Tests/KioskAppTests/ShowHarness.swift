@@ -6,25 +6,30 @@ import KioskCore
 import KioskRendering
 import Testing
 
+/// A single file's key written as its path, in tests.
+extension PictureKey: ExpressibleByStringLiteral {
+    public init(stringLiteral path: String) { self.init(file: path) }
+}
+
 /// Decodes each requested file at once, so a test can run the show on
 /// simulated time: no thread, no sleeping.
 final class InlineDecoder: PictureDecoder {
     private(set) var recipe: PictureRecipe
     private(set) var finished: [DecodeOutcome] = []
-    private var done: Set<String> = []
+    private var done: Set<PictureKey> = []
     /// Requests made (each a list of the pictures wanted), for "nothing decoded while off".
     private(set) var requests = 0
 
     init(_ recipe: PictureRecipe) { self.recipe = recipe }
 
     /// Every key decoded, in order (a file, or a pair's ``PictureKey``).
-    private(set) var decodedKeys: [String] = []
+    private(set) var decodedKeys: [PictureKey] = []
 
-    func request(_ paths: [String]) {
+    func request(_ keys: [PictureKey]) {
         requests += 1
-        for path in paths where done.insert(path).inserted {
-            decodedKeys.append(path)
-            finished.append(recipe.outcome(of: path))
+        for key in keys where done.insert(key).inserted {
+            decodedKeys.append(key)
+            finished.append(recipe.outcome(of: key))
         }
     }
 
@@ -42,7 +47,7 @@ final class InlineDecoder: PictureDecoder {
 
     func forget(_ paths: Set<String>) {
         finished.removeAll { $0.files.contains(where: paths.contains) }
-        done.subtract(paths)
+        done = done.filter { !$0.files.contains(where: paths.contains) }
         streams.close(paths)
     }
 

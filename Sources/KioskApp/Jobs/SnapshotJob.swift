@@ -63,12 +63,12 @@ public struct SnapshotJob: Sendable {
         var frames: [Int: RasterImage] = [:]
         if frame > 0 {
             for slot in layout.geometry.slotsHalfVisible(at: position) {
-                guard let unit = pictures.index.item(forSlot: slot.index),
+                guard let unit = pictures.index.item(forSlot: slot.index), let file = pictures.key(unit).file,
                       let schedule = pictures.animation(of: pictures.key(unit)) else { continue }
                 // After counted plays the last frame stays.
                 let number = min(frame, FramePlayback(schedule: schedule, startedAt: 0).lastFrame ?? frame)
                 do {
-                    let animation = try assembly.recipe.loader.openAnimation(pictures.key(unit), fittedTo: assembly.recipe.slot)
+                    let animation = try assembly.recipe.loader.openAnimation(file, fittedTo: assembly.recipe.slot)
                     for _ in 0..<number { try animation.advance() }
                     frames[unit] = try animation.decodeNext()
                 } catch {

@@ -12,7 +12,7 @@ import Glibc
 /// animation being played, or why that animation cannot go on.
 enum DecodeOutcome: Sendable {
     /// `info`: what the decoder learnt of the file (its upright size bounds its zoom); nil for a pair.
-    case decoded(path: String, picture: RasterImage, animation: FrameSchedule? = nil, info: PictureInfo? = nil)
+    case decoded(PictureKey, picture: RasterImage, animation: FrameSchedule? = nil, info: PictureInfo? = nil)
     case failed(ImageFileError)
     /// Frame `number` (counted across plays) of ``AnimationRequest/playback``.
     case frame(path: String, playback: Int, number: Int, picture: RasterImage)
@@ -28,7 +28,8 @@ enum DecodeOutcome: Sendable {
     /// The files it comes from: a rewritten one makes it stale.
     var files: [String] {
         switch self {
-        case .decoded(let key, _, _, _), .frame(let key, _, _, _): return PictureKey.files(of: key)
+        case .decoded(let key, _, _, _): return key.files
+        case .frame(let path, _, _, _): return [path]
         case .region(let region, _), .regionFailed(let region, _): return [region.path]
         case .failed(let error), .animationStopped(let error, _): return [error.path]
         case .measured(let sizes): return sizes.map(\.path)
@@ -50,16 +51,18 @@ struct MeasuredSize: Equatable, Sendable {
     var size: PixelSize?
 }
 
-/// What the decoder is asked for and the cache holds: a file's path, or
-/// for two portraits sharing a slot (`portrait_pairs`) both paths joined by
-/// a NUL, which no path contains.
-enum PictureKey {
-    static func pair(_ left: String, _ right: String) -> String { left + "\u{0}" + right }
+/// What the decoder is asked for and the cache holds: one file, or two
+/// portraits sharing a slot (`portrait_pairs`).
+struct PictureKey: Hashable, Sendable, CustomStringConvertible {
+    /// The files it shows, left to right: one, or a pair's two.
+    let files: [String]
 
-    /// The files a key shows, left to right.
-    static func files(of key: String) -> [String] {
-        key.utf8.contains(0) ? key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init) : [key]
-    }
+    init(file: String) { files = [file] }
+    init(pair left: String, _ right: String) { files = [left, right] }
+
+    /// The file it shows, when it is not a pair: what plays as an animation and zooms.
+    var file: String? { files.count == 1 ? files[0] : nil }
+    var description: String { files.joined(separator: " and ") }
 }
 
 /// The frames an animated picture on screen wants decoded: its
@@ -81,14 +84,13 @@ struct PictureRecipe: Equatable, Sendable {
 
     /// The picture for `key`: a file, or a pair of portraits side by side
     /// (a pair is still: an animated portrait in a pair shows its first frame).
-    func outcome(of key: String) -> DecodeOutcome {
+    func outcome(of key: PictureKey) -> DecodeOutcome {
         do {
-            let files = PictureKey.files(of: key)
-            if files.count == 2 {
-                return .decoded(path: key, picture: try loader.loadPair(files[0], files[1], fittedTo: slot, spacing: pairSpacing ?? 0))
+            guard let file = key.file else {
+                return .decoded(key, picture: try loader.loadPair(key.files[0], key.files[1], fittedTo: slot, spacing: pairSpacing ?? 0))
             }
-            let loaded = try loader.loadPicture(key, fittedTo: slot)
-            return .decoded(path: key, picture: loaded.picture, animation: loaded.animation, info: loaded.info)
+            let loaded = try loader.loadPicture(file, fittedTo: slot)
+            return .decoded(key, picture: loaded.picture, animation: loaded.animation, info: loaded.info)
         } catch {
             return .failed(error)
         }
@@ -152,8 +154,8 @@ final class AnimationStreams {
 /// Something that decodes pictures off the run loop: the ``DecodeWorker``,
 /// or in tests a decoder that finishes at once so time can be simulated.
 protocol PictureDecoder: AnyObject {
-    /// Replaces the list of files to decode, most urgent first.
-    func request(_ paths: [String])
+    /// Replaces the list of pictures to decode, most urgent first.
+    func request(_ keys: [PictureKey])
     /// The outcomes finished since the last call; never waits.
     func takeFinished() -> [DecodeOutcome]
     /// Decodes with `recipe` from now on; outcomes of the old one are dropped.
@@ -186,7 +188,7 @@ protocol PictureDecoder: AnyObject {
 final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     /// Decodes one file. The daemon's is ``PictureRecipe/outcome(of:)``;
     /// tests pass one they can hold up, to see the hand-off step by step.
-    typealias Decode = @Sendable (String) -> DecodeOutcome
+    typealias Decode = @Sendable (PictureKey) -> DecodeOutcome
 
     private struct State {
         var decode: Decode
@@ -197,7 +199,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         var closeStreams: Set<String> = []
         /// Bumped by each new recipe: a decode that began under an older one is dropped.
         var generation = 0
-        var queue: [String] = []
+        var queue: [PictureKey] = []
         /// Files whose sizes to read (``measure(_:)``).
         var measureQueue: [String] = []
         /// The zoomed region to decode (``zoom(_:)``), until it is taken.
@@ -205,13 +207,13 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         /// A file of the batch being measured was rewritten meanwhile: the batch is dropped.
         var measuringStale = false
         var measuring: [String] = []
-        var inProgress: String?
+        var inProgress: PictureKey?
         /// The file in progress was rewritten meanwhile: its outcome is dropped.
         var inProgressStale = false
         var finished: [DecodeOutcome] = []
-        /// The paths decoded (or refused) in ``finished``: the show still
+        /// The pictures decoded (or refused) in ``finished``: the show still
         /// wants them until it has taken them, and they are not decoded twice.
-        var finishedPaths: Set<String> = []
+        var finishedKeys: Set<PictureKey> = []
         var stopping = false
     }
 
@@ -248,11 +250,11 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         wake.signal()
     }
 
-    /// Replaces the list of pictures to decode, most urgent first. A path
+    /// Replaces the list of pictures to decode, most urgent first. A picture
     /// being decoded, or decoded and not yet taken, is not decoded twice
     /// (nor a broken file refused twice).
-    func request(_ paths: [String]) {
-        state.withLock { state in state.queue = paths.filter { $0 != state.inProgress && !state.finishedPaths.contains($0) } }
+    func request(_ keys: [PictureKey]) {
+        state.withLock { state in state.queue = keys.filter { $0 != state.inProgress && !state.finishedKeys.contains($0) } }
         wake.signal()
     }
 
@@ -266,7 +268,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
             state.measureQueue = []
             state.zoomed = nil
             state.finished = []
-            state.finishedPaths = []
+            state.finishedKeys = []
             state.inProgress = nil
         }
     }
@@ -274,8 +276,8 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     func forget(_ paths: Set<String>) {
         state.withLock { state in
             state.finished.removeAll { $0.files.contains(where: paths.contains) }
-            state.finishedPaths = state.finishedPaths.filter { !PictureKey.files(of: $0).contains(where: paths.contains) }
-            if let key = state.inProgress, PictureKey.files(of: key).contains(where: paths.contains) { state.inProgressStale = true }
+            state.finishedKeys = state.finishedKeys.filter { !$0.files.contains(where: paths.contains) }
+            if let key = state.inProgress, key.files.contains(where: paths.contains) { state.inProgressStale = true }
             if state.measuring.contains(where: paths.contains) { state.measuringStale = true }
             state.closeStreams.formUnion(paths)
         }
@@ -302,7 +304,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         return state.withLock { state in
             defer {
                 state.finished = []
-                state.finishedPaths = []
+                state.finishedKeys = []
             }
             return state.finished
         }
@@ -312,7 +314,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     func waitForFinished(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
 
     private enum Next {
-        case decode(String, Decode, generation: Int)
+        case decode(PictureKey, Decode, generation: Int)
         case animate([String: AnimationRequest], PictureRecipe, generation: Int)
         case measure([String], PictureRecipe, generation: Int)
         case region(ZoomRegion, PictureRecipe, generation: Int)
@@ -353,24 +355,24 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     streams.close()
                     return .sleep
                 }
-                let path = state.queue.removeFirst()
-                state.inProgress = path
+                let key = state.queue.removeFirst()
+                state.inProgress = key
                 state.inProgressStale = false
-                return .decode(path, state.decode, generation: state.generation)
+                return .decode(key, state.decode, generation: state.generation)
             }
             switch next {
             case .stop:
                 return
             case .sleep:
                 wake.take()
-            case .decode(let path, let decode, let generation):
-                let outcome = decode(path)
+            case .decode(let key, let decode, let generation):
+                let outcome = decode(key)
                 let kept = state.withLock { state in
                     guard state.generation == generation else { return false }
                     defer { state.inProgress = nil }
                     if state.inProgressStale { return false }
                     state.finished.append(outcome)
-                    state.finishedPaths.insert(path)
+                    state.finishedKeys.insert(key)
                     return true
                 }
                 if kept { ready.signal() }

@@ -18,11 +18,11 @@ struct DecodedPictures {
     private(set) var playlist: Playlist
     /// `portrait_pairs`: the units over the playlist, and the files' sizes read so far.
     private(set) var pairing: PairedStrip?
-    private var cache: ByteBoundedCache<String, RasterImage>
+    private var cache: ByteBoundedCache<PictureKey, RasterImage>
     /// The frames' schedules of the animated pictures in the cache.
-    private var animations: [String: FrameSchedule] = [:]
+    private var animations: [PictureKey: FrameSchedule] = [:]
     /// What the decoder learnt of the files cached (their upright sizes bound their zoom).
-    private var infos: [String: PictureInfo] = [:]
+    private var infos: [PictureKey: PictureInfo] = [:]
     /// A missing picture's cost, for planning: a whole slot in XRGB8888.
     private let slotBytes: Int
 
@@ -46,9 +46,9 @@ struct DecodedPictures {
     func unit(ofItem item: Int) -> Int { pairing?.unit(ofItem: item) ?? item }
 
     /// What unit `unit` is cached and decoded under: its file, or its pair's key.
-    func key(_ unit: Int) -> String {
+    func key(_ unit: Int) -> PictureKey {
         let items = items(ofUnit: unit)
-        return items.count == 1 ? playlist[items[0]] : PictureKey.pair(playlist[items[0]], playlist[items[1]])
+        return items.count == 1 ? PictureKey(file: playlist[items[0]]) : PictureKey(pair: playlist[items[0]], playlist[items[1]])
     }
 
     /// Strip slot `slot` in the playlist's numbering (its first file), and back.
@@ -56,18 +56,18 @@ struct DecodedPictures {
     func stripSlot(ofItemSlot slot: Int) -> Int { pairing?.stripSlot(ofItemSlot: slot) ?? slot }
 
     func picture(_ unit: Int) -> RasterImage? { cache[key(unit)] }
-    func picture(of path: String) -> RasterImage? { cache[path] }
+    func picture(of path: String) -> RasterImage? { cache[PictureKey(file: path)] }
     /// True when an animated picture is in the cache.
     var hasAnimations: Bool { !animations.isEmpty }
-    /// What is known of the cached picture at `path` (its original size, its date), when known.
-    func info(of path: String) -> PictureInfo? { infos[path] }
-    /// The schedule of the cached picture at `path`, if it is animated.
-    func animation(of path: String) -> FrameSchedule? { animations[path] }
+    /// What is known of the cached picture `key` (its original size, its date), when known.
+    func info(of key: PictureKey) -> PictureInfo? { infos[key] }
+    /// The schedule of the cached picture `key`, if it is animated.
+    func animation(of key: PictureKey) -> FrameSchedule? { animations[key] }
 
     /// Keeps only `units` (most urgent first) and returns the keys still to
     /// decode, most urgent first, as many as the budget holds. A unit whose
     /// pairing is not settled yet waits for its files' sizes.
-    mutating func want(_ units: [Int]) -> [String] {
+    mutating func want(_ units: [Int]) -> [PictureKey] {
         let decided = pairing.map { pairing in units.filter { pairing.isSettled(unit: $0, in: playlist) } } ?? units
         cache.want(decided.map(key))
         if !animations.isEmpty { animations = animations.filter { cache[$0.key] != nil } }
@@ -78,7 +78,7 @@ struct DecodedPictures {
     /// What a finished decode brought.
     enum Arrival: Equatable {
         /// The picture is in the cache now.
-        case stored(path: String)
+        case stored(PictureKey)
         /// Finished, but the show no longer wants it (it moved on, or the file left).
         case discarded
         /// The file cannot be shown; it is still in the playlist: the caller removes it.
@@ -87,11 +87,11 @@ struct DecodedPictures {
 
     mutating func accept(_ outcome: DecodeOutcome) -> Arrival {
         switch outcome {
-        case .decoded(let path, let picture, let animation, let info):
-            guard cache.insert(picture, bytes: picture.pixels.count * 4, for: path) else { return .discarded }
-            animations[path] = animation
-            infos[path] = info
-            return .stored(path: path)
+        case .decoded(let key, let picture, let animation, let info):
+            guard cache.insert(picture, bytes: picture.pixels.count * 4, for: key) else { return .discarded }
+            animations[key] = animation
+            infos[key] = info
+            return .stored(key)
         case .failed(let error):
             return playlist.contains(error.path) ? .refused(error) : .discarded
         case .frame, .animationStopped, .measured, .region, .regionFailed:
@@ -113,8 +113,8 @@ struct DecodedPictures {
     mutating func apply(_ change: PlaylistChange, keepingSlot slot: Int) -> PlaylistEdit {
         for entry in change.added {
             if pairing != nil, let item = playlist.item(of: entry.path) { cache.forget(key(unit(ofItem: item))) }
-            cache.forget(entry.path)
-            animations[entry.path] = nil
+            cache.forget(PictureKey(file: entry.path))
+            animations[PictureKey(file: entry.path)] = nil
             pairing?.forget(entry.path)
         }
         var edit = playlist.apply(change, keepingSlot: itemSlot(ofStripSlot: slot))

@@ -42,7 +42,7 @@ struct PictureNeighbourhood {
 
     /// Files to decode next, most urgent first (and drops what is no longer
     /// wanted from the cache).
-    mutating func wanted() -> [String] {
+    mutating func wanted() -> [PictureKey] {
         pictures.want(plan.items(geometry, at: position, travelling: direction, towards: destination, playlist: pictures.index))
     }
 

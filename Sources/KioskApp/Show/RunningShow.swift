@@ -531,9 +531,10 @@ final class RunningShow {
         var running: [String: FrameSchedule] = [:]
         for slot in layout.geometry.slotsHalfVisible(at: position) {
             guard let unit = index.item(forSlot: slot.index) else { continue }
-            if let animation = decoded.animation(of: decoded.key(unit)) { running[decoded.key(unit)] = animation }
+            let key = decoded.key(unit)
+            if let file = key.file, let animation = decoded.animation(of: key) { running[file] = animation }
         }
-        let onScreen = Set(layout.geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index).map(decoded.key) })
+        let onScreen = Set(layout.geometry.visibleSlots(at: position).compactMap { index.item(forSlot: $0.index).flatMap { decoded.key($0).file } })
         animated.follow(running: running, onScreen: onScreen, at: now)
         if animated.advance(at: now) { frameNeeded = true }
         let requests = animated.requests
@@ -556,7 +557,7 @@ final class RunningShow {
     /// centred one zoomed, an animation's frame, or its still.
     private func shownPicture(_ unit: Int) -> RasterImage? {
         if let zoomedFrame, zoomedFrame.unit == unit { return zoomedFrame.picture }
-        if !animated.isEmpty, let frame = animated.frame(of: pictures.pictures.key(unit)) { return frame }
+        if !animated.isEmpty, let file = pictures.pictures.key(unit).file, let frame = animated.frame(of: file) { return frame }
         return pictures.pictures.picture(unit)
     }
 
@@ -781,16 +782,16 @@ final class RunningShow {
         let target = schedule.target
         guard maxZoom > 1, change == nil, !unseen, schedule.position(at: now) == Double(target) else { return nil }
         let decoded = pictures.pictures
-        guard let unit = decoded.index.item(forSlot: target), decoded.items(ofUnit: unit).count == 1 else { return nil }
+        guard let unit = decoded.index.item(forSlot: target) else { return nil }
         let key = decoded.key(unit)
-        guard decoded.animation(of: key) == nil, let fitted = decoded.picture(unit), let original = decoded.info(of: key)?.originalSize else { return nil }
+        guard let file = key.file, decoded.animation(of: key) == nil, let fitted = decoded.picture(unit), let original = decoded.info(of: key)?.originalSize else { return nil }
         let limits = PictureZoom.Limits(fitted: fitted.size, original: original, maximumZoom: maxZoom)
         guard limits.maximumScale > 1 else { return nil }
         let geometry = layout.geometry
         let centre = ScreenPoint(
             x: Double(geometry.slotLeft(target, at: Double(target))) + Double(geometry.slotWidth) / 2,
             y: Double(geometry.slotTop) + Double(geometry.slotHeight) / 2)
-        return ZoomedPicture(unit: unit, path: key, zoom: CentredZoom(limits: limits, centre: centre, at: now))
+        return ZoomedPicture(unit: unit, path: file, zoom: CentredZoom(limits: limits, centre: centre, at: now))
     }
 
     /// Zooms back when nobody touched it for `resume_after`; ends a zoom
