@@ -35,7 +35,7 @@ final class ControlCommands {
     }
 
     func reply(to request: ControlRequest) -> JSONObject {
-        let playlist = controller.show.pictures.pictures.playlist
+        let playlist = controller.snapshot.playlist
         switch request {
         case .next(let steps):
             return move(.move(by: steps))
@@ -82,7 +82,7 @@ final class ControlCommands {
             }
             power.request(request)
             return ControlReply.success([
-                "display_power": .string(power.requested), "panel": .string(controller.show.panel.rawValue),
+                "display_power": .string(power.requested), "panel": .string(controller.snapshot.panel.rawValue),
             ])
         case .watch, .screenshot:
             // The session answers these itself; never asked.
@@ -96,32 +96,28 @@ final class ControlCommands {
         return ControlReply.success(centred)
     }
 
-    private var centred: JSONObject { picture(controller.show.centredItem) }
+    private var centred: JSONObject { picture(controller.snapshot.centredItem) }
 
     /// `index` and `file` of a playlist item (both null for none).
     func picture(_ item: Int?) -> JSONObject {
-        let playlist = controller.show.pictures.pictures.playlist
-        guard let item, item < playlist.count else { return ["index": .null, "file": .null] }
-        return ["index": .int(item), "file": .string(Playlist.fileName(of: playlist[item]))]
+        let show = controller.snapshot
+        guard let item, item < show.playlist.count else { return ["index": .null, "file": .null] }
+        return ["index": .int(item), "file": .string(show.fileName(of: item))]
     }
 
+    /// `status`: the snapshot as the control protocol says it.
     var status: ControlStatus {
-        let show = controller.show, now = controller.clock()
-        let playlist = show.pictures.pictures.playlist
-        let position = show.schedule.position(at: now)
-        // With `portrait_pairs` the strip counts slots, a pair being one.
-        let slots = show.pictures.pictures.index.count
-        let wrapped = slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots)
+        let show = controller.snapshot
         var status = ControlStatus(
-            index: show.centredItem, file: show.centredItem.map { Playlist.fileName(of: playlist[$0]) },
-            count: playlist.count, position: wrapped, paused: show.schedule.isPaused, moving: show.schedule.isMoving(at: now),
-            interval: show.schedule.interval, transition: show.schedule.motion.duration,
-            display: show.screen.statusFields, uptime: now - started, statistics: show.statistics,
-            cacheBytes: show.pictures.pictures.cachedBytes, cacheBudgetBytes: show.layout.cacheBudget)
+            index: show.centredItem, file: show.centredItem.map(show.fileName(of:)),
+            count: show.playlist.count, position: show.position, paused: show.paused, moving: show.moving,
+            interval: show.interval, transition: show.motion.duration,
+            display: show.display, uptime: show.time - started, statistics: show.statistics,
+            cacheBytes: show.cacheBytes, cacheBudgetBytes: show.cacheBudgetBytes)
         status.files = show.centredFiles.map(Playlist.fileName(of:))
         status.displayPower = controller.power?.requested ?? "on"
         status.panel = show.panel
-        status.zoom = show.zoomStatus(at: now)
+        status.zoom = show.zoom
         return status
     }
 }

@@ -52,7 +52,7 @@ final class DeviceInput {
             switch item {
             case .event(let event):
                 if event.type == InputCode.key, roles.contains(.keys),
-                   let command = keyMap.command(code: event.code, value: event.value, paused: controller.show.schedule.isPaused) {
+                   let command = keyMap.command(code: event.code, value: event.value, paused: controller.snapshot.paused) {
                     controller.perform(command)
                     controller.perform(.personPresent)
                     continue
@@ -73,7 +73,7 @@ final class DeviceInput {
     private func handle(_ input: TouchInput, controller: ShowController) {
         guard var recognizer else { return }
         // A finger landing on a zoomed picture pans it.
-        if case .down = input { recognizer.pansPicture = controller.show.isZoomed }
+        if case .down = input { recognizer.pansPicture = controller.snapshot.zoomed }
         // Kept even when it says nothing: it counts fingers and tells a swipe from a scroll meanwhile.
         let gesture = recognizer.feed(input)
         self.recognizer = recognizer
@@ -89,7 +89,7 @@ final class DeviceInput {
                 tapDue(controller: controller)
             }
         }
-        let geometry = controller.show.layout.geometry
+        let geometry = controller.snapshot.geometry
         if let touch = StripTouch(gesture, pagePixels: Double(geometry.pitch)) {
             controller.perform(.touch(touch), sensedAt: input.time)
         }
@@ -108,7 +108,7 @@ final class DeviceInput {
             controller.perform(.zoom(ZoomTouch(gesture)!), sensedAt: input.time)
         default:
             // A pan, the pinch's moves and its end go to a zoom under way only.
-            if controller.show.isZoomed, let zoom = ZoomTouch(gesture) { controller.perform(.zoom(zoom), sensedAt: input.time) }
+            if controller.snapshot.zoomed, let zoom = ZoomTouch(gesture) { controller.perform(.zoom(zoom), sensedAt: input.time) }
         }
     }
 
@@ -130,7 +130,7 @@ final class DeviceInput {
         switch action {
         case .previous: controller.perform(.previous)
         case .next: controller.perform(.next)
-        case .pauseOrResume: controller.perform(controller.show.schedule.isPaused ? .resume : .pause)
+        case .pauseOrResume: controller.perform(controller.snapshot.paused ? .resume : .pause)
         }
         controller.perform(.personPresent)
     }

@@ -175,7 +175,7 @@ public struct DisplayJob {
             }
             return try loop.run(until: stop)
         }
-        let statistics = controller.show.statistics
+        let statistics = controller.statistics
         controller.publish(.stopped(reason: reason, statistics: statistics))
         if controller.failed { throw .failed(reason ?? "a failure") }
         return statistics

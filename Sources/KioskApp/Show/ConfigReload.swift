@@ -133,7 +133,7 @@ final class ConfigReload {
             let screen = try openDisplay!(settings.display)
             controller.move(to: screen, assembly: try ShowAssembly(
                 settings: settings, panel: screen.panelSize,
-                listing: FolderListing(entries: controller.show.pictures.pictures.playlist.entries, notes: [])))
+                listing: FolderListing(entries: controller.snapshot.playlist.entries, notes: [])))
             return "; back on \(screen.summary)"
         } catch {
             return "; the old display cannot be opened again either (\(error)): retrying it every second"

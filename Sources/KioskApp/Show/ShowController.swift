@@ -1,13 +1,17 @@
 import KioskCore
+import KioskRendering
 import SystemCalls
 
-/// The running show's one door. Sources (signals today; the control
-/// socket, touch and keys, the folder watch later) hand it
+/// The running show's one door. Sources (signals, the control socket,
+/// touch and keys, the folder watch, the display's power) hand it
 /// ``ShowCommand``s; every ``ShowEvent`` the show emits goes out to each
-/// subscriber (the log today; `sd_notify` and the socket's `watch` clients
-/// later). No source touches the ``RunningShow`` itself, so none needs to
-/// know about the others.
+/// subscriber (the log, systemd's notifications, the socket's `watch`
+/// clients, the resume file); and what they may ask of the show they read
+/// from a ``ShowSnapshot``. No source touches the ``RunningShow`` itself,
+/// so none needs to know about the others.
 final class ShowController {
+    /// The show itself: for the show's own collaborators (its loop, the
+    /// reload) and tests; sources read ``snapshot`` instead.
     let show: RunningShow
     /// The time source: the monotonic clock, or a test's simulated one.
     let clock: () -> Double
@@ -128,4 +132,13 @@ final class ShowController {
 
     /// What the show has done, and whether it is still.
     var statistics: ShowStatistics { show.progress(at: clock()) }
+
+    /// The show as it is now: what any source may ask of it.
+    var snapshot: ShowSnapshot { show.snapshot(at: clock()) }
+
+    /// The frame on screen composed again in ordinary memory (`screenshot`),
+    /// with the playlist item in the centre; nil while nothing is shown.
+    func frameNow() -> (frame: RasterImage, centredItem: Int?)? {
+        show.frameNow().map { ($0, show.centredItem) }
+    }
 }

@@ -226,9 +226,9 @@ final class ControlSocket: ShowSource {
         let failure: String?
         if busy >= Self.maximumScreenshots {
             failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
-        } else if let frame = controller.show.frameNow() {
-            client.screenshotIndex = controller.show.centredItem
-            encoder.encode(frame, for: client.id)
+        } else if let shown = controller.frameNow() {
+            client.screenshotIndex = shown.centredItem
+            encoder.encode(shown.frame, for: client.id)
             failure = nil
         } else {
             failure = "screenshot: no frame has reached the screen yet; try again in a moment"

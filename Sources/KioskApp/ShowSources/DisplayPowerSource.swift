@@ -66,10 +66,10 @@ final class PowerKeeper: DisplayPowerControl {
         let now = wallClock()
         let on = power.wantsOn(at: now, utcOffset: utcOffset)
         let reason = why ?? power.schedule.map { "display_schedule \"\($0)\"" } ?? "start"
-        if on && controller.show.asleep {
+        if on && controller.snapshot.asleep {
             controller.wake(why: reason)
             tell("wake") { tv throws(SystemCallError) in try tv.sendWake() }
-        } else if !on && !controller.show.asleep {
+        } else if !on && !controller.snapshot.asleep {
             controller.sleep(why: reason)
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         }
@@ -79,7 +79,7 @@ final class PowerKeeper: DisplayPowerControl {
 
     /// At the start: the TV is told the state the display starts in.
     func announceToTV() {
-        if controller.show.asleep {
+        if controller.snapshot.asleep {
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         } else {
             tell("wake") { tv throws(SystemCallError) in try tv.sendWake() }

@@ -48,18 +48,18 @@ final class HotplugSource: ShowSource {
 
     /// Probes the connectors and follows what it finds.
     func cardChanged(_ controller: ShowController) {
-        let show = controller.show
-        guard !show.displayReleased else { return }
+        let show = controller.snapshot
+        guard show.panel != .elsewhere else { return }
         let current = settings()
         do {
-            switch try keeper.probe(current.display, showing: !show.disconnected) {
+            switch try keeper.probe(current.display, showing: show.panel != .disconnected) {
             case .unchanged:
                 break
             case .disconnected(let why):
                 controller.displayDisconnected(why: why)
             case .screen(let output):
-                let listing = FolderListing(entries: show.pictures.pictures.playlist.entries, notes: [])
-                let wasDisconnected = show.disconnected
+                let listing = FolderListing(entries: show.playlist.entries, notes: [])
+                let wasDisconnected = show.panel == .disconnected
                 do {
                     controller.move(
                         to: output, assembly: try ShowAssembly(settings: current, panel: output.panelSize, listing: listing),

@@ -32,9 +32,8 @@ final class ResumeSource: ShowSource {
                 writeIfDue(at: clock())
             case .stopped:
                 // The way out: whatever the show is on now, at once.
-                if let item = controller.show.centredItem {
-                    pacing.centred(controller.show.pictures.pictures.playlist[item])
-                }
+                let show = controller.snapshot
+                if let item = show.centredItem { pacing.centred(show.playlist[item]) }
                 if let pending = pacing.pending { write(pending, at: clock()) }
             default:
                 break

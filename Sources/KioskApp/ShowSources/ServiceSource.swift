@@ -32,7 +32,7 @@ final class ServiceSource: ShowSource {
 
     private func pingIfDue(at now: Double) {
         guard let controller else { return }
-        if notifications.ping(at: now, showIsStuck: controller.show.isStuck(at: now)) { send("WATCHDOG=1") }
+        if notifications.ping(at: now, showIsStuck: controller.snapshot.stuck) { send("WATCHDOG=1") }
         watchdog?.arm(at: notifications.nextPing(at: now))
     }
 }
