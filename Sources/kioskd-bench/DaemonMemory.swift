@@ -49,7 +49,22 @@ struct DaemonMemory: ParsableCommand {
         let exit = waitForExit(pid)
         guard let peak = status["VmHWM"], let now = status["VmRSS"] else { throw ValidationError("kioskd ended early (status \(exit))") }
         print("\(name) \(format(Double(peak) / 1024)) MB (kioskd itself after \(format(seconds)) s \(what); \(format(Double(now) / 1024)) MB resident at the end)")
+        if gif == nil { try printFloor() }
         if exit != 0 { throw ExitCode(exit) }
+    }
+
+    /// `peak_rss_floor_mb`: what the pictures alone must cost, computed (the
+    /// target is this plus 14 MB of code, runtime and decoding): the two
+    /// screen buffers kioskd flips between, and the pictures its
+    /// neighbourhood holds at rest (``PreloadPlan``: those on screen, one
+    /// ahead, one behind), each a photo fitted to the default layout's slot.
+    private func printFloor() throws {
+        let screen = PixelSize(width: 1920, height: 1080)
+        let geometry = try CarouselGeometry(screen: screen, settings: LayoutSettings())
+        let held = PreloadPlan().items(geometry, at: 0, travelling: .forward, towards: nil, playlist: CircularIndex(count: 1000)).count
+        let fitted = aspectFitSize(of: photoSize, in: geometry.slotSize)
+        let bytes = 2 * screen.pixelCount * 4 + held * fitted.pixelCount * 4
+        print("peak_rss_floor_mb \(format(Double(bytes) / 1_048_576)) MB (two \(screen) screen buffers and \(held) pictures of \(fitted); target peak_rss_mb <= floor + 14)")
     }
 
     /// The `kB` fields of /proc/PID/status.
