@@ -60,7 +60,8 @@ public struct SnapshotJob: Sendable {
         var log = assembly.notes + refused.map { "skipping \($0)" }
         if pictures.playlist.isEmpty && !assembly.playlist.isEmpty { log.append(ShowAssembly.emptyNote(settings)) }
 
-        var frames: [Int: RasterImage] = [:]
+        // Animations' frames by file, and the centred picture zoomed.
+        var frames: [String: RasterImage] = [:]
         if frame > 0 {
             for slot in layout.geometry.slotsHalfVisible(at: position) {
                 guard let unit = pictures.index.item(forSlot: slot.index), let file = pictures.key(unit).file,
@@ -70,17 +71,17 @@ public struct SnapshotJob: Sendable {
                 do {
                     let animation = try assembly.recipe.loader.openAnimation(file, fittedTo: assembly.recipe.slot)
                     for _ in 0..<number { try animation.advance() }
-                    frames[unit] = try animation.decodeNext()
+                    frames[file] = try animation.decodeNext()
                 } catch {
                     log.append("\(error): showing its first frame")
                 }
             }
         }
-        if zoom > 1, let (unit, view) = zoomedView(pictures, assembly: assembly, at: position, log: &log) { frames[unit] = view }
+        let zoomed = zoom > 1 ? zoomedView(pictures, assembly: assembly, at: position, log: &log) : nil
         var image = RasterImage(size: screen, filledWith: settings.layout.background)
         image.withSurface { surface in
             layout.renderer.draw(into: surface, position: position, playlist: pictures.index) {
-                frames[$0] ?? pictures.picture($0)
+                pictureShown(forUnit: $0, in: pictures, zoomed: zoomed) { frames[$0] }
             }
         }
         return Result(frame: image, log: log, playlist: pictures.playlist.files, position: position)
@@ -88,7 +89,7 @@ public struct SnapshotJob: Sendable {
 
     /// The centred slot's picture zoomed: a picture of the slot's size,
     /// the sharp region where the zoomed photo covers it, the background elsewhere.
-    private func zoomedView(_ pictures: DecodedPictures, assembly: ShowAssembly, at position: Double, log: inout [String]) -> (Int, RasterImage)? {
+    private func zoomedView(_ pictures: DecodedPictures, assembly: ShowAssembly, at position: Double, log: inout [String]) -> (unit: Int, picture: RasterImage)? {
         let slot = Int(position.rounded())
         guard let unit = pictures.index.item(forSlot: slot), let fitted = pictures.picture(unit) else { return nil }
         let items = pictures.items(ofUnit: unit)
