@@ -110,11 +110,11 @@ final class ControlCommands {
         let show = controller.snapshot
         var status = ControlStatus(
             index: show.centredItem, file: show.centredItem.map(show.fileName(of:)),
-            count: show.playlist.count, position: show.position, paused: show.paused, moving: show.moving,
-            interval: show.interval, transition: show.motion.duration,
-            display: show.display, uptime: show.time - started, statistics: show.statistics,
-            cacheBytes: show.cacheBytes, cacheBudgetBytes: show.cacheBudgetBytes)
-        status.files = show.centredFiles.map(Playlist.fileName(of:))
+            count: show.playlist.count, position: show.strip.position, paused: show.paused, moving: show.strip.moving,
+            interval: show.strip.interval, transition: show.strip.motion.duration,
+            display: show.screen.fields, uptime: show.time - started, statistics: show.statistics,
+            cacheBytes: show.cache.bytes, cacheBudgetBytes: show.cache.budget)
+        status.files = show.centred.files.map(Playlist.fileName(of:))
         status.displayPower = controller.power?.requested ?? "on"
         status.panel = show.panel
         status.zoom = show.zoom

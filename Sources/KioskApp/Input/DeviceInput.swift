@@ -89,7 +89,7 @@ final class DeviceInput {
                 tapDue(controller: controller)
             }
         }
-        let geometry = controller.snapshot.geometry
+        let geometry = controller.snapshot.screen.geometry
         if let touch = StripTouch(gesture, pagePixels: Double(geometry.pitch)) {
             controller.perform(.touch(touch), sensedAt: input.time)
         }

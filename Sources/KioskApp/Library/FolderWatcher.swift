@@ -36,7 +36,7 @@ enum FolderNews: Equatable, Sendable {
 /// - Subfolders (with `recursive`) are watched as they appear, and listed
 ///   then, since files may already be in them.
 /// - Events are gathered into batches: news goes out once nothing has
-///   happened for ``quietTime``, or ``longestBatch`` after the first
+///   happened for ``FolderChangeBatch/quietTime``, or ``FolderChangeBatch/longestBatch`` after the first
 ///   change of a batch, so a thousand files copied in arrive as a handful
 ///   of batches, each shown with one animation.
 /// - When the kernel's event queue overflows (`IN_Q_OVERFLOW`), the whole
@@ -49,15 +49,9 @@ enum FolderNews: Equatable, Sendable {
 ///   (`/proc/self/mountinfo`, which the kernel flags on every mount and
 ///   unmount) and lists the folder again when it is back.
 final class FolderWatcher: @unchecked Sendable {
-    /// A batch goes out once nothing happened for this long...
-    static let quietTime = 0.1
-    /// ... or this long after its first change, however busy the folder is.
-    static let longestBatch = 0.5
-
     let root: String
-    let files: PictureFiles
-    let recursive: Bool
-    let rescanInterval: Double
+    let settings: FolderSettings
+    var files: PictureFiles { PictureFiles(order: settings.order) }
 
     private let inotify: FileDescriptor
     /// `/proc/self/mountinfo`, or -1 where it cannot be opened.
@@ -79,9 +73,7 @@ final class FolderWatcher: @unchecked Sendable {
     private var watchLimited = false
     /// Tests: the most watches to add before acting as if the limit were reached.
     private let watchLimit: Int
-    private var pending = PlaylistChange()
-    private var pendingSince: Double?
-    private var lastEvent = 0.0
+    private var batch = FolderChangeBatch()
     private var nextRescan: Double?
     /// While the folder is gone: the folder above it that is watched meanwhile.
     private var waitingAbove: Int32?
@@ -89,8 +81,9 @@ final class FolderWatcher: @unchecked Sendable {
     /// The first listing of the folder, made while the watches were set up;
     /// nil if the folder is not there (the show starts on the background and
     /// the thread waits for it). `notes`: entries not shown.
-    private(set) var firstListing: [PlaylistEntry]?
-    private(set) var firstNotes: [String] = []
+    private var first: FolderListing?
+    var firstListing: [PlaylistEntry]? { first?.entries }
+    var firstNotes: [String] { first?.notes ?? [] }
 
     /// Poll this for readability: news is waiting (``take()``).
     var readyFD: Int32 { ready.descriptor.rawValue }
@@ -101,9 +94,7 @@ final class FolderWatcher: @unchecked Sendable {
         root: String, settings: FolderSettings, watchLimit: Int = .max
     ) throws(SystemCallError) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
-        files = PictureFiles(order: settings.order)
-        recursive = settings.recursive
-        rescanInterval = settings.rescanInterval
+        self.settings = settings
         self.watchLimit = watchLimit
         inotify = FileDescriptor(owning: try retryingInterrupts("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
         // The mount table: poll reports POLLPRI when anything is mounted or unmounted.
@@ -111,12 +102,11 @@ final class FolderWatcher: @unchecked Sendable {
         wake = try EventCounter(nonBlocking: true)
         ready = try EventCounter(nonBlocking: true)
         if let listing = try Self.firstWalk(self) {
-            firstListing = listing.entries
-            firstNotes = listing.notes
+            first = FolderListing(entries: listing.entries, notes: listing.notes)
         } else {
             waitAbove()
         }
-        if watchLimited { nextRescan = MonotonicClock.now() + rescanInterval }
+        if watchLimited { nextRescan = MonotonicClock.now() + settings.rescanInterval }
         try startDetachedThread { [self] in work() }
     }
 
@@ -165,21 +155,16 @@ final class FolderWatcher: @unchecked Sendable {
             if descriptors[0].revents != 0 { readEvents(into: buffer, at: now) }
             if descriptors.count > 2, descriptors[2].revents != 0 { mountsChanged() }
             if let due = nextRescan, now >= due {
-                nextRescan = now + rescanInterval
+                nextRescan = now + settings.rescanInterval
                 relist()
             }
-            if let since = pendingSince, now - lastEvent >= Self.quietTime || now - since >= Self.longestBatch {
-                send(.changes(pending))
-                pending = PlaylistChange()
-                pendingSince = nil
-            }
+            if let change = batch.takeIfDue(at: now) { send(.changes(change)) }
         }
     }
 
     /// Milliseconds until the thread must wake with nothing to read: a batch to send, a rescan due.
     private func timeout(at now: Double) -> Int32 {
-        var due: Double?
-        if let since = pendingSince { due = min(lastEvent + Self.quietTime, since + Self.longestBatch) }
+        var due = batch.due
         if let rescan = nextRescan { due = min(due ?? rescan, rescan) }
         guard let due else { return -1 }
         return Int32(max(0, min(60_000, ((due - now) * 1000).rounded(.up))))
@@ -226,7 +211,7 @@ final class FolderWatcher: @unchecked Sendable {
         }
         guard !name.isEmpty, !PictureFiles.isHidden(name), let text = String(validating: name, as: UTF8.self) else { return }
         let path = folder + "/" + text
-        lastEvent = now
+        batch.event(at: now)
         if mask & UInt32(IN_ISDIR) != 0 {
             if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 arrivedFolder(path)
@@ -236,12 +221,12 @@ final class FolderWatcher: @unchecked Sendable {
             return
         }
         if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
-            remember(removed: path, at: now)
+            batch.removed(path, at: now)
         } else if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
             // An empty file is a copy that has not begun (a tool that creates, closes and opens again).
             var info = stat()
             if PictureFiles.isPicture(name), stat(path, &info) == 0, info.st_size > 0, let entry = files.entry(path, info: info) {
-                remember(added: entry, at: now)
+                batch.added(entry, at: now)
             } else if mask & UInt32(IN_MOVED_TO) != 0 {
                 arrivedLink(path, at: now)   // a link to a folder renamed into place
             }
@@ -258,12 +243,12 @@ final class FolderWatcher: @unchecked Sendable {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             arrivedFolder(path)
         } else if PictureFiles.isPicture(Playlist.fileName(of: path)), let entry = files.entry(path, info: info) {
-            remember(added: entry, at: now)
+            batch.added(entry, at: now)
         }
     }
 
     private func arrivedFolder(_ path: String) {
-        guard recursive else { return }
+        guard settings.recursive else { return }
         // A loop: the new folder is (a link to) one of the folders it sits in.
         var ancestors: Set<FolderIdentity> = []
         var above = FolderWatch.parent(of: path)
@@ -274,7 +259,7 @@ final class FolderWatcher: @unchecked Sendable {
         if let identity = FolderIdentity(path), ancestors.contains(identity) { return }
         var walk = FolderWalk(files: files, recursive: true) { [unowned self] folder in self.watch(folder) }
         do { try walk.walk(path, ancestors: ancestors) } catch { return }
-        for entry in walk.entries { remember(added: entry, at: lastEvent) }
+        for entry in walk.entries { batch.added(entry, at: batch.lastEvent) }
     }
 
     private func leftFolder(_ path: String) {
@@ -284,31 +269,14 @@ final class FolderWatcher: @unchecked Sendable {
             watched[wd] = nil
         }
         // What is pending under it goes with it; the show removes the rest.
-        pending.added.removeAll { $0.path.hasPrefix(prefix) }
-        pending.removed.removeAll { $0.hasPrefix(prefix) }
+        batch.forget(under: prefix)
         flushPending()
         send(.folderLeft(prefix))
     }
 
-    private func remember(added entry: PlaylistEntry, at now: Double) {
-        pending.removed.removeAll { $0 == entry.path }
-        pending.added.removeAll { $0.path == entry.path }
-        pending.added.append(entry)
-        if pendingSince == nil { pendingSince = now }
-    }
-
-    private func remember(removed path: String, at now: Double) {
-        pending.added.removeAll { $0.path == path }
-        pending.removed.append(path)
-        if pendingSince == nil { pendingSince = now }
-    }
-
     /// Sends what is pending now (before news that must follow it).
     private func flushPending() {
-        guard pendingSince != nil else { return }
-        if !pending.isEmpty { send(.changes(pending)) }
-        pending = PlaylistChange()
-        pendingSince = nil
+        if let change = batch.take(), !change.isEmpty { send(.changes(change)) }
     }
 
     // MARK: Listing
@@ -318,7 +286,7 @@ final class FolderWatcher: @unchecked Sendable {
         for wd in watched.keys { inotify_rm_watch(inotify.rawValue, wd) }
         watched = [:]
         rootWatch = nil
-        var walk = FolderWalk(files: files, recursive: recursive) { [unowned self] folder in self.watch(folder) }
+        var walk = FolderWalk(files: files, recursive: settings.recursive) { [unowned self] folder in self.watch(folder) }
         try walk.walk(root)
         rootWatch = watched.first { $0.value == root }?.key
         return (walk.entries.sorted(by: PlaylistEntry.precedes), walk.noteLines)
@@ -326,8 +294,7 @@ final class FolderWatcher: @unchecked Sendable {
 
     /// Lists the folder again and sends it whole, or says it is gone.
     private func relist() {
-        pending = PlaylistChange()
-        pendingSince = nil
+        batch.clear()
         do {
             let listing = try list()
             if let above = waitingAbove {
@@ -353,8 +320,7 @@ final class FolderWatcher: @unchecked Sendable {
         for wd in watched.keys { inotify_rm_watch(inotify.rawValue, wd) }
         watched = [:]
         rootWatch = nil
-        pending = PlaylistChange()
-        pendingSince = nil
+        batch.clear()
         send(.folderGone)
         waitAbove()
     }
@@ -392,8 +358,8 @@ final class FolderWatcher: @unchecked Sendable {
         }
         guard errno == ENOSPC, !watchLimited else { return }
         watchLimited = true
-        nextRescan = MonotonicClock.now() + rescanInterval
-        let line = "the kernel's inotify watch limit is reached (fs.inotify.max_user_watches) at \(folder): listing \(root) again every \(rescanInterval.formatted) s instead"
+        nextRescan = MonotonicClock.now() + settings.rescanInterval
+        let line = "the kernel's inotify watch limit is reached (fs.inotify.max_user_watches) at \(folder): listing \(root) again every \(settings.rescanInterval.formatted) s instead"
         send(.note(line))
     }
 }

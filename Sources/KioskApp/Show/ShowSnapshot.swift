@@ -13,44 +13,61 @@ struct ShowSnapshot {
     let time: Double
     /// The playlist, in the show's order.
     let playlist: Playlist
-    /// The playlist item in the centre, or the one the strip slides to
-    /// (with `portrait_pairs`, the left one of a pair); nil for an empty playlist.
-    let centredItem: Int?
-    /// The files in the centre (paths): one, or a pair's two, left to right.
-    let centredFiles: [String]
-    /// What the decoder learnt of the centred picture (its size, its date), once decoded; nil for a pair.
-    let centredInfo: PictureInfo?
-    /// The strip's slots: the playlist's items, a pair counting once.
-    let slotCount: Int
-    /// The strip's position in slots, within the loop (2.5: halfway from slot 2 to 3).
-    let position: Double
-    let paused: Bool
-    let moving: Bool
+    let centred: Centred
+    let strip: Strip
+    /// The centred picture's zoom for `status`; nil while it is fitted.
+    let zoom: ZoomStatus?
     /// The centred picture is zoomed (or going back to 1x): one finger pans it.
     let zoomed: Bool
-    /// The zoom for `status`; nil while the picture is fitted.
-    let zoom: ZoomStatus?
-    /// What the panel is doing (``PanelState``).
-    let panel: PanelState
+    let screen: Screen
     /// The show has been presenting a frame for too long (``RunningShow/isStuck(at:)``): the watchdog stops.
     let stuck: Bool
-    /// What shows the frames, for `status`: `driver`, `connector`, `mode` (or `headless` and its size).
-    let display: JSONObject
-    /// The panel's size in millimetres, when the display says (a touch's slop in pixels).
-    let physicalSize: PhysicalSize?
-    /// The strip's layout on the screen: where each slot lies, for touches.
-    let geometry: CarouselGeometry
-    /// How the panel is turned (a touchscreen turns with it).
-    let rotation: Rotation
-    /// The rest between slides and the slide itself.
-    let interval: Double
-    let motion: StripMotion
     let statistics: ShowStatistics
-    let cacheBytes: Int
-    let cacheBudgetBytes: Int
+    /// The decoded pictures held, and what they may hold (bytes).
+    let cache: (bytes: Int, budget: Int)
 
+    /// What the centre shows, or what the strip slides to.
+    struct Centred {
+        /// The playlist item (with `portrait_pairs`, the left one of a pair); nil for an empty playlist.
+        let item: Int?
+        /// Its files (paths): one, or a pair's two, left to right.
+        let files: [String]
+        /// What the decoder learnt of it (its size, its date), once decoded; nil for a pair.
+        let info: PictureInfo?
+    }
+
+    /// Where the strip is and how it moves.
+    struct Strip {
+        /// The strip's slots: the playlist's items, a pair counting once.
+        let slotCount: Int
+        /// Its position in slots, within the loop (2.5: halfway from slot 2 to 3).
+        let position: Double
+        let paused: Bool
+        let moving: Bool
+        /// The rest between slides, and the slide itself.
+        let interval: Double
+        let motion: StripMotion
+    }
+
+    /// The panel and how the strip lies on it.
+    struct Screen {
+        /// What the panel is doing (``PanelState``).
+        let panel: PanelState
+        /// What shows the frames, for `status`: `driver`, `connector`, `mode` (or `headless` and its size).
+        let fields: JSONObject
+        /// The panel's size in millimetres, when the display says (a touch's slop in pixels).
+        let physicalSize: PhysicalSize?
+        /// The strip's layout: where each slot lies, for touches.
+        let geometry: CarouselGeometry
+        /// How the panel is turned (a touchscreen turns with it).
+        let rotation: Rotation
+    }
+
+    var centredItem: Int? { centred.item }
+    var paused: Bool { strip.paused }
+    var panel: PanelState { screen.panel }
     /// The display is switched off.
-    var asleep: Bool { panel == .off }
+    var asleep: Bool { screen.panel == .off }
 
     /// A playlist item's file name (not its path), as `status` and `kioskctl` show it.
     func fileName(of item: Int) -> String { Playlist.fileName(of: playlist[item]) }
@@ -64,12 +81,15 @@ extension RunningShow {
         let position = schedule.position(at: now)
         let centredUnit = decoded.index.item(forSlot: schedule.target)
         return ShowSnapshot(
-            time: now, playlist: decoded.playlist, centredItem: centredItem, centredFiles: centredFiles,
-            centredInfo: centredUnit.flatMap { decoded.info(of: decoded.key($0)) },
-            slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
-            paused: schedule.isPaused, moving: schedule.isMoving(at: now), zoomed: isZoomed, zoom: zoomStatus(at: now),
-            panel: panel, stuck: isStuck(at: now), display: screen.statusFields, physicalSize: screen.physicalSize,
-            geometry: layout.geometry, rotation: layout.renderer.rotation, interval: schedule.interval, motion: schedule.motion,
-            statistics: progress(at: now), cacheBytes: decoded.cachedBytes, cacheBudgetBytes: layout.cacheBudget)
+            time: now, playlist: decoded.playlist,
+            centred: .init(item: centredItem, files: centredFiles, info: centredUnit.flatMap { decoded.info(of: decoded.key($0)) }),
+            strip: .init(
+                slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
+                paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, motion: schedule.motion),
+            zoom: zoomStatus(at: now), zoomed: isZoomed,
+            screen: .init(
+                panel: panel, fields: screen.statusFields, physicalSize: screen.physicalSize, geometry: layout.geometry,
+                rotation: layout.renderer.rotation),
+            stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget))
     }
 }

@@ -150,14 +150,14 @@ final class InputSource: ShowSource {
 
     /// The screen's physical width along the strip, from the connector, if it says.
     private var screenMillimetresAlongStrip: Double? {
-        controller.snapshot.physicalSize.map { $0.millimetresAcross(turnedBy: rotation) }
+        controller.snapshot.screen.physicalSize.map { $0.millimetresAcross(turnedBy: rotation) }
     }
 
     private func touchMapping(for device: any InputDevice, _ capabilities: InputCapabilities) -> TouchMapping? {
         let multitouch = capabilities.multitouchSlots != nil
         guard let x = device.axis(multitouch ? InputCode.positionX : InputCode.x),
               let y = device.axis(multitouch ? InputCode.positionY : InputCode.y) else { return nil }
-        let screen = controller.snapshot.geometry.screen
+        let screen = controller.snapshot.screen.geometry.screen
         return TouchMapping(x: x, y: y, rotation: rotation, screen: screen, calibration: settings.calibration)
     }
 
@@ -175,7 +175,7 @@ final class InputSource: ShowSource {
     /// The show moved to another screen (a reload): every device is taken
     /// again, so its touches map to the new screen's size and turn.
     private func screenChanged() {
-        rotation = controller.snapshot.rotation
+        rotation = controller.snapshot.screen.rotation
         let open = devices
         devices = [:]
         for (_, input) in open.sorted(by: { $0.key < $1.key }) {
