@@ -37,7 +37,7 @@ struct InputLatency: ParsableCommand {
         let panel = try PipedInputDevice.touchscreen(name: "bench finger", axisMaximum: 4095)
         let finger = Finger(writer: panel.writer, swipes: swipes)
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })
-        job.inputDevices = [panel]
+        job.tuning.inputDevices = [panel]
         Thread.detachNewThread {
             finger.play()
             // The strip has settled by now; nothing else would wake the resting show to end it.

@@ -165,8 +165,8 @@ struct SlideRun {
         settings.display.headlessSize = screen
         let start = ContinuousClock.now
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })
-        job.workerPriority = workerPriority
-        job.realTimeDisplayLoop = realTime
+        job.tuning.workerPriority = workerPriority
+        job.tuning.realTimeDisplayLoop = realTime
         statistics = try job.run { $0.slides >= count && $0.atRest }
         seconds = (ContinuousClock.now - start) / .seconds(1)
         copies += (0..<15).map { _ in frameCopy.timed() }

@@ -36,7 +36,7 @@ struct ZoomSharp: ParsableCommand {
         let panel = try PipedInputDevice.touchscreen(name: "bench fingers", axisMaximum: 4095)
         let fingers = Fingers(writer: panel.writer, pinches: pinches, hold: hold)
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })
-        job.inputDevices = [panel]
+        job.tuning.inputDevices = [panel]
         Thread.detachNewThread {
             fingers.play()
             kill(getpid(), SIGTERM)

@@ -29,7 +29,6 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         let keeper = PowerKeeper(
             schedule: try DisplaySchedule(parsing: schedule), controller: run.controller, tv: tv, log: { _ in },
             wallClock: { [unowned run] in start + Int64(run.now) }, utcOffset: { _ in 0 })
-        run.controller.power = keeper
         return (run, keeper, tv, folder)
     }
 
@@ -65,7 +64,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         let (run, keeper, tv, folder) = try poweredShow("daily 09:00-17:00", start: utc(2026, 11, 23, 12, 0))
         keeper.check()
         run.run(until: 1)
-        let commands = ControlCommands(controller: run.controller, started: 0, wakeUp: { 0 })
+        let commands = ControlCommands(controller: run.controller, started: 0, power: keeper, wakeUp: { 0 })
         let off = commands.reply(to: .display(.off))
         #expect(off["ok"] == .bool(true) && off["display_power"] == "off" && off["panel"] == "off")
         #expect(commands.status.reply["display_power"] == "off" && commands.status.reply["panel"] == "off")

@@ -14,13 +14,22 @@ final class ControlCommands {
     let controller: ShowController
     /// When the show started (``MonotonicClock`` seconds), for `uptime_s`.
     let started: Double
+    /// What `reload` does; nil: it is refused (a show with no config to read again).
+    private let reloading: (any SettingsReloading)?
+    /// The display's power (`display`); nil: a show without power control.
+    private let power: (any DisplayPowerControl)?
     /// Which wake-up of the run loop it is.
     private let wakeUp: () -> UInt64
     private var statusLine: (wakeUp: UInt64, commands: Int, line: [UInt8])?
 
-    init(controller: ShowController, started: Double, wakeUp: @escaping () -> UInt64) {
+    init(
+        controller: ShowController, started: Double, reload: (any SettingsReloading)? = nil, power: (any DisplayPowerControl)? = nil,
+        wakeUp: @escaping () -> UInt64
+    ) {
         self.controller = controller
         self.started = started
+        reloading = reload
+        self.power = power
         self.wakeUp = wakeUp
     }
 
@@ -68,7 +77,7 @@ final class ControlCommands {
         case .status:
             return status.reply
         case .reload:
-            switch controller.reloadConfig() {
+            switch reloading?.reload() ?? .refused("this show has no config to read again") {
             case .applied(let changed, let restartNeeded):
                 return ControlReply.success([
                     "changed": .array(changed.map(JSONValue.string)), "restart_needed": .array(restartNeeded.map(JSONValue.string)),
@@ -77,7 +86,7 @@ final class ControlCommands {
                 return ControlReply.failure("reload refused, the show goes on with the settings it has: \(reason)")
             }
         case .display(let request):
-            guard let power = controller.power else {
+            guard let power else {
                 return ControlReply.failure("display: this show has no control of the display's power")
             }
             power.request(request)
@@ -115,7 +124,7 @@ final class ControlCommands {
             display: show.screen.fields, uptime: show.time - started, statistics: show.statistics,
             cacheBytes: show.cache.bytes, cacheBudgetBytes: show.cache.budget)
         status.files = show.centred.files.map(Playlist.fileName(of:))
-        status.displayPower = controller.power?.requested ?? "on"
+        status.displayPower = power?.requested ?? "on"
         status.panel = show.panel
         status.zoom = show.zoom
         return status

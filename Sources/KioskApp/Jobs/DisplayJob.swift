@@ -46,19 +46,26 @@ public struct DisplayJob {
     public var verbose: Bool
     /// Where operator log lines go (standard error in the daemon).
     public var log: (LogLine) -> Void
-    /// Input devices handed over, besides those `input` finds: the
-    /// benchmark's finger (a ``PipedInputDevice``).
-    public var inputDevices: [any InputDevice] = []
-    /// How the decode worker yields the core to the display loop (the
-    /// benchmark compares them; the daemon keeps the default).
-    public var workerPriority = WorkerPriority.batch
-    /// False: the display loop stays at ordinary priority even where
-    /// `SCHED_FIFO` is allowed (the benchmark, to measure the worker's
-    /// priority alone, as on a kiosk without `LimitRTPRIO`).
-    public var realTimeDisplayLoop = true
     /// Reads the settings again (the config file and the flags): set, a
     /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
     public var reloadSettings: (() throws -> ExplainedSettings)?
+    /// What the benchmark changes; the daemon keeps the defaults.
+    public var tuning = Tuning()
+
+    /// The benchmark's knobs, in one place.
+    public struct Tuning {
+        /// Input devices handed over, besides those `input` finds: the
+        /// benchmark's finger (a ``PipedInputDevice``).
+        public var inputDevices: [any InputDevice] = []
+        /// How the decode worker yields the core to the display loop.
+        public var workerPriority = WorkerPriority.batch
+        /// False: the display loop stays at ordinary priority even where
+        /// `SCHED_FIFO` is allowed (to measure the worker's priority alone,
+        /// as on a kiosk without `LimitRTPRIO`).
+        public var realTimeDisplayLoop = true
+
+        public init() {}
+    }
 
     public init(settings: KioskSettings, index: Int?, verbose: Bool = false, log: @escaping (LogLine) -> Void) {
         self.settings = settings
@@ -74,113 +81,175 @@ public struct DisplayJob {
     /// Runs until SIGTERM or SIGINT, or until `stop` (asked after every
     /// wake-up) says so; the benchmark stops after a number of slides.
     public func run(until stop: (ShowStatistics) -> Bool) throws(DisplayJobError) -> ShowStatistics {
-        let signals = try system { () throws(SystemCallError) in try SignalSource() }
+        let display = try openDisplay()
+        defer { display.keeper.restore() }
+        let show = try makeShow(on: display)
+        // A reload may swap the folder's watcher: the one in use at the end is stopped.
+        var sources: Sources?
+        defer {
+            show.worker.stop()
+            (sources?.folder.watcher ?? show.watcher).stop()
+        }
+        let reason = try system { () throws(SystemCallError) in
+            let loop = try ShowLoop(controller: show.controller, decoder: show.worker)
+            let built = try makeSources(for: show, on: display)
+            sources = built
+            for source in built.all { try loop.add(source) }
+            raiseDisplayLoopPriority()
+            return try loop.run(until: stop)
+        }
+        let statistics = show.controller.statistics
+        show.controller.publish(.stopped(reason: reason, statistics: statistics))
+        if show.controller.failed { throw .failed(reason ?? "a failure") }
+        return statistics
+    }
+
+    // MARK: The display
+
+    /// The screen the show is drawn on, what keeps it (and gives the
+    /// console back at the end), and how devices are opened.
+    private struct OpenedDisplay {
         let screen: any ShowScreen
-        var drm: KMSOutput?
-        // The seat lends the DRM card and the input devices; without a seat
-        // manager (root from a shell with no libseat backend) they are opened directly.
-        var seat: Seat?
-        var seatTrouble: SeatError?
-        var opener: any DeviceOpener = DirectDeviceOpener()
+        let keeper: DisplayKeeper
+        /// The seat that lends the DRM card and the input devices; nil: they are opened directly.
+        let seat: Seat?
+        let opener: any DeviceOpener
+    }
+
+    /// Takes the display through DRM/KMS (through the seat when there is a
+    /// seat manager; without one, root from a shell with no libseat
+    /// backend, the devices are opened directly), or makes the headless screen.
+    private func openDisplay() throws(DisplayJobError) -> OpenedDisplay {
         switch settings.display.target {
         case .drm:
-            do {
-                seat = try Seat.open()
-                opener = seat!
-            } catch {
+            var seatTrouble: SeatError?
+            let seat: Seat?
+            do { seat = try Seat.open() } catch {
+                seat = nil
                 seatTrouble = error
             }
-            do { drm = try openOutput(settings.display, opener: opener) } catch { throw .display(error) }
-            screen = drm!
+            let opener: any DeviceOpener = seat ?? DirectDeviceOpener()
+            let output: KMSOutput
+            do { output = try openOutput(settings.display, opener: opener) } catch { throw .display(error) }
+            let through = seat.map { "; \($0.name) through the seat manager" } ?? (seatTrouble == nil ? "" : "; no seat manager: devices opened directly")
+            log("showing on \(output.summary), rotation \(settings.display.rotation.rawValue)\(through)")
+            if let seatTrouble { log(.info("seat: \(seatTrouble)")) }
+            return OpenedDisplay(screen: output, keeper: DisplayKeeper(output: output, opener: opener), seat: seat, opener: opener)
         case .headless:
-            screen = try system { () throws(SystemCallError) in
+            let screen = try system { () throws(SystemCallError) in
                 try HeadlessScreen(panel: settings.display.headlessSize, vblankTimer: true, now: MonotonicClock.now())
             }
+            log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)")
+            let opener = DirectDeviceOpener()
+            return OpenedDisplay(screen: screen, keeper: DisplayKeeper(output: nil, opener: opener), seat: nil, opener: opener)
         }
-        let keeper = DisplayKeeper(output: drm, opener: opener)
-        defer { keeper.restore() }
+    }
+
+    // MARK: The show
+
+    /// The show and what feeds it: the folder's watcher, the decoder, the
+    /// control socket (made early, so a socket that cannot be made stops
+    /// the start before anything is shown), and the controller, the
+    /// show's one door, with the operator's log subscribed.
+    private struct MadeShow {
+        let watcher: FolderWatcher
+        let worker: DecodeWorker
+        let controller: ShowController
+        let control: ControlListener?
+    }
+
+    private func makeShow(on display: OpenedDisplay) throws(DisplayJobError) -> MadeShow {
         guard let images = settings.images else { throw .setup(.noImageFolder) }
         let watcher: FolderWatcher
         do { watcher = try FolderWatcher(root: images, settings: settings.folder) } catch { throw .setup(.folder(error)) }
-        // A reload may swap it: the source's watcher is the one stopped.
-        var folderSource: FolderSource?
-        defer { (folderSource?.watcher ?? watcher).stop() }
         let listing = FolderListing(entries: watcher.firstListing ?? [], notes: watcher.firstNotes)
         let assembly: ShowAssembly
-        do { assembly = try ShowAssembly(settings: settings, panel: screen.panelSize, listing: listing) } catch { throw .setup(error) }
-        let through = seat.map { "; \($0.name) through the seat manager" }
-            ?? (seatTrouble == nil ? "" : "; no seat manager: devices opened directly")
-        log("showing on \(screen.summary), rotation \(settings.display.rotation.rawValue)\(through)")
-        if let seatTrouble { log(.info("seat: \(seatTrouble)")) }
+        do { assembly = try ShowAssembly(settings: settings, panel: display.screen.panelSize, listing: listing) } catch {
+            watcher.stop()
+            throw .setup(error)
+        }
         if watcher.firstListing == nil {
             log(.warning("the picture folder \(images) does not exist (yet): showing the background until it appears"))
         } else {
             for note in assembly.notes { log(.warning(note)) }
         }
-        let control = try openControlSocket()
-        let resume = settings.stateDirectory.map { ResumeFile(directory: $0) }
-        let start = startingPicture(in: assembly.playlist, resume: resume)
-
-        let priority = workerPriority
-        let worker = try system { () throws(SystemCallError) in try DecodeWorker(recipe: assembly.recipe, priority: priority) }
-        defer { worker.stop() }
-        let controller = ShowController(
-            show: assembly.makeShow(on: screen, decoder: worker, startAt: start, now: MonotonicClock.now()))
+        let control: ControlListener?
+        do { control = try openControlListener() } catch {
+            watcher.stop()
+            throw error
+        }
+        let start = startingPicture(in: assembly.playlist, resume: settings.stateDirectory.map { ResumeFile(directory: $0) })
+        let priority = tuning.workerPriority
+        let worker: DecodeWorker
+        do { worker = try DecodeWorker(recipe: assembly.recipe, priority: priority) } catch {
+            watcher.stop()
+            throw .system(error)
+        }
+        let controller = ShowController(show: assembly.makeShow(on: display.screen, decoder: worker, startAt: start, now: MonotonicClock.now()))
         let verbose = self.verbose, log = self.log
-        let farewell = drm == nil ? "bye" : "restoring the console"
+        let farewell = display.keeper.output == nil ? "bye" : "restoring the console"
         controller.subscribe { event in
             guard let line = event.logLine(verbose: verbose) else { return }
             if case .stopped = event { log(LogLine(line.text + "; " + farewell, priority: line.priority)) } else { log(line) }
         }
-        let reason = try system { () throws(SystemCallError) in
-            let loop = try ShowLoop(controller: controller, decoder: worker)
-            try loop.add(signals)
-            // Readiness, status and the watchdog for systemd: nothing outside it.
-            try loop.add(ServiceSource(watchdogInterval: ServiceNotifier.watchdogInterval(), send: ServiceNotifier.send))
-            let folder = FolderSource(watcher: watcher)
-            folderSource = folder
-            try loop.add(folder)
-            let cec = cecAdapter(for: keeper.output)
-            let power = try DisplayPowerSource(
-                keeper: PowerKeeper(
-                    schedule: settings.power.schedule, controller: controller, tv: cec, log: log,
-                    wallClock: WallClockTimer.now, utcOffset: localUTCOffset),
-                cec: cec)
-            var reload: ConfigReload?
-            if let reloadSettings {
-                // A new display: the old one gives the console back first, and its card is used again.
-                reload = ConfigReload(
-                    settings: settings, controller: controller, folder: folder, log: log, openDisplay: keeper.open,
-                    load: reloadSettings)
-                reload?.powerKeeper = power.keeper
-                controller.reloader = { reload!.reload() }
-            }
-            try loop.add(power)
-            if keeper.output != nil {
-                let settings = self.settings
-                try loop.add(HotplugSource(keeper: keeper, settings: { reload?.settings ?? settings }, log: log))
-            }
-            if let resume { try loop.add(ResumeSource(file: resume, log: log)) }
-            if let control { try loop.add(control) }
-            if let seat { try loop.add(SeatSource(seat: seat, log: log)) }
-            try loop.add(InputSource(
-                settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
-                devices: inputDevices, opener: opener, log: log))
-            if !realTimeDisplayLoop {
-                log("display loop: ordinary priority (asked); decoding at \(workerPriority.rawValue) priority")
-            } else if let refused = runCallingThreadAheadOfOrdinaryThreads() {
-                log(.warning("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)"))
-            } else {
-                log("display loop: real-time priority (SCHED_FIFO 1); decoding at \(workerPriority.rawValue) priority, other work at ordinary priority")
-            }
-            return try loop.run(until: stop)
-        }
-        let statistics = controller.statistics
-        controller.publish(.stopped(reason: reason, statistics: statistics))
-        if controller.failed { throw .failed(reason ?? "a failure") }
-        return statistics
+        return MadeShow(watcher: watcher, worker: worker, controller: controller, control: control)
     }
 
+    // MARK: The sources
+
+    /// Every way the show is driven, each given the collaborators it
+    /// needs when it is made: the reload goes to the signals and the
+    /// control socket, the display's power to the control socket and the reload.
+    private struct Sources {
+        let folder: FolderSource
+        let all: [any ShowSource]
+    }
+
+    private func makeSources(for show: MadeShow, on display: OpenedDisplay) throws(SystemCallError) -> Sources {
+        let controller = show.controller
+        let folder = FolderSource(watcher: show.watcher)
+        let cec = cecAdapter(for: display.keeper.output)
+        let power = try DisplayPowerSource(
+            keeper: PowerKeeper(
+                schedule: settings.power.schedule, controller: controller, tv: cec, log: log,
+                wallClock: WallClockTimer.now, utcOffset: localUTCOffset),
+            cec: cec)
+        // A new display: the old one gives the console back first, and its card is used again.
+        let reload = reloadSettings.map { load in
+            ConfigReload(
+                settings: settings, controller: controller, folder: folder, log: log, openDisplay: display.keeper.open,
+                powerKeeper: power.keeper, load: load)
+        }
+        var all: [any ShowSource] = [
+            try SignalSource(reload: reload),
+            // Readiness, status and the watchdog for systemd: nothing outside it.
+            ServiceSource(watchdogInterval: ServiceNotifier.watchdogInterval(), send: ServiceNotifier.send),
+            folder, power,
+        ]
+        if display.keeper.output != nil {
+            let settings = self.settings
+            all.append(try HotplugSource(keeper: display.keeper, settings: { reload?.settings ?? settings }, log: log))
+        }
+        if let directory = settings.stateDirectory { all.append(ResumeSource(file: ResumeFile(directory: directory), log: log)) }
+        if let listener = show.control { all.append(try ControlSocket(listener: listener, reload: reload, power: power.keeper)) }
+        if let seat = display.seat { all.append(SeatSource(seat: seat, log: log)) }
+        all.append(InputSource(
+            settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
+            devices: tuning.inputDevices, opener: display.opener, log: log))
+        return Sources(folder: folder, all: all)
+    }
+
+    /// The display loop runs ahead of ordinary threads where it may (`SCHED_FIFO` 1).
+    private func raiseDisplayLoopPriority() {
+        let decoding = tuning.workerPriority.rawValue
+        if !tuning.realTimeDisplayLoop {
+            log("display loop: ordinary priority (asked); decoding at \(decoding) priority")
+        } else if let refused = runCallingThreadAheadOfOrdinaryThreads() {
+            log(.warning("display loop: ordinary priority (real-time priority not permitted: \(refused.reason); run as root or with LimitRTPRIO=1)"))
+        } else {
+            log("display loop: real-time priority (SCHED_FIFO 1); decoding at \(decoding) priority, other work at ordinary priority")
+        }
+    }
 
     /// The picture to start on: `index` if given; else the one the show
     /// was on when it last stopped, if it is still in the playlist; else the first.
@@ -226,15 +295,15 @@ public struct DisplayJob {
         }
     }
 
-    /// The control socket, or nil when it is off. A path the operator set
-    /// must work; at the default path (`/run/kioskd`, which the service's
-    /// `RuntimeDirectory` makes) a socket that cannot be made, as when
-    /// kioskd is run by hand as a user, only turns the socket off: the show
-    /// is what a kiosk is for. Another kioskd listening there, or a file
-    /// that is not a socket, stops the start either way.
-    private func openControlSocket() throws(DisplayJobError) -> ControlSocket? {
+    /// The control socket's listener, or nil when it is off. A path the
+    /// operator set must work; at the default path (`/run/kioskd`, which the
+    /// service's `RuntimeDirectory` makes) a socket that cannot be made, as
+    /// when kioskd is run by hand as a user, only turns the socket off: the
+    /// show is what a kiosk is for. Another kioskd listening there, or a
+    /// file that is not a socket, stops the start either way.
+    private func openControlListener() throws(DisplayJobError) -> ControlListener? {
         do {
-            let control = try ControlSocket.open(settings.control)
+            let control = try ControlListener.open(settings.control)
             log(control.map { "control socket: \($0.summary)" } ?? "control socket: off")
             return control
         } catch {

@@ -28,7 +28,7 @@ public enum ReloadOutcome: Equatable, Sendable {
 ///   the daemon starts: a change to them is logged as waiting for a
 ///   restart and the old values stay in force.
 /// - Command-line flags still win over the file, as at the start.
-final class ConfigReload {
+final class ConfigReload: SettingsReloading {
     /// The defaults, the config file and the command line's flags, read
     /// now, with where each setting was written.
     let load: () throws -> ExplainedSettings
@@ -41,7 +41,7 @@ final class ConfigReload {
     /// not; nil: the display is taken at the start only (a test's show).
     let openDisplay: ((DisplaySettings) throws -> any ShowScreen)?
     /// Takes a new `display_schedule` at once; nil for a show without power control.
-    var powerKeeper: PowerKeeper?
+    let powerKeeper: PowerKeeper?
 
     /// Settings only a restart changes.
     static let takenAtStart: Set<String> = [
@@ -51,8 +51,10 @@ final class ConfigReload {
     static let folderSettings: Set<String> = ["images", "recursive", "order"]
 
     init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (LogLine) -> Void,
-         openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, load: @escaping () throws -> ExplainedSettings) {
+         openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, powerKeeper: PowerKeeper? = nil,
+         load: @escaping () throws -> ExplainedSettings) {
         self.openDisplay = openDisplay
+        self.powerKeeper = powerKeeper
         self.settings = settings
         self.controller = controller
         self.folder = folder

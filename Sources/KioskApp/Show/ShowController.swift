@@ -50,31 +50,18 @@ final class ShowController {
         show.folderChanged(news, at: clock())
     }
 
-    /// Called after the show moved to another screen: the loop watches the
-    /// new screen's descriptor, the input maps touches to its size and turn.
-    var screenChanged: [() -> Void] = []
-
-    /// A reload changed the display: the show moves to `screen`, keeping its place.
+    /// A reload or a hotplug changed the display: the show moves to
+    /// `screen`, keeping its place; then ``ShowEvent/screenChanged``.
     func move(to screen: any ShowScreen, assembly: ShowAssembly, announce: Bool = true) {
         commandsPerformed += 1
         show.move(to: screen, assembly: assembly, at: clock(), announce: announce)
-        for handler in screenChanged { handler() }
+        publish(.screenChanged)
     }
 
     /// New settings or a new folder listing (a reload), the show keeping its place.
     func reassemble(_ assembly: ShowAssembly) {
         commandsPerformed += 1
         show.reassemble(assembly, at: clock())
-    }
-
-    /// Reads the config again and applies it (SIGHUP, `kioskctl reload`);
-    /// set by the daemon. Without it (a test's show) a reload is refused.
-    var reloader: (() -> ReloadOutcome)?
-
-    func reloadConfig() -> ReloadOutcome {
-        guard let reloader else { return .refused("this show has no config to read again") }
-        commandsPerformed += 1
-        return reloader()
     }
 
     /// Ends the show after this wake-up; `failed`: for a reason the
@@ -88,28 +75,20 @@ final class ShowController {
     /// True when the show stopped on a failure, not a request.
     private(set) var failed = false
 
-    /// Called when the seat goes away (false) and comes back (true): the
-    /// input gives its devices back and opens them again.
-    var seatChanged: [(Bool) -> Void] = []
-
     /// The seat goes to another session (a VT switch): the show stops
-    /// drawing at once and keeps its time.
+    /// drawing at once and keeps its time; then ``ShowEvent/seatChanged(active:)``.
     func seatDisabled() {
         commandsPerformed += 1
         show.releaseDisplay(at: clock())
-        for handler in seatChanged { handler(false) }
+        publish(.seatChanged(active: false))
     }
 
     /// The seat is back: the show draws where it now is, with a full mode set.
     func seatEnabled() {
         commandsPerformed += 1
         show.retakeDisplay(at: clock())
-        for handler in seatChanged { handler(true) }
+        publish(.seatChanged(active: true))
     }
-
-    /// The display's power (`kioskctl display`, the schedule): the daemon's
-    /// ``PowerKeeper``; nil for a show without one (a test's).
-    var power: (any DisplayPowerControl)?
 
     /// The display is switched off: nothing is drawn, decoded or slid until ``wake(why:)``.
     func sleep(why: String) {

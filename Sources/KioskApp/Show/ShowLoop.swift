@@ -32,7 +32,8 @@ final class ShowLoop {
             showDeadline.arm(at: show.nextWakeUp(at: clock()))
         }
         try watchScreen()
-        controller.screenChanged.append { [unowned self] in
+        controller.subscribe { [weak self, unowned controller] event in
+            guard case .screenChanged = event, let self else { return }
             // Without its flip events the show would wait for a flip forever: a failure here ends the loop.
             do { try watchScreen() } catch { controller.stop(reason: "the new display cannot be watched: \(error)") }
         }

@@ -21,6 +21,8 @@ final class ControlSocket: ShowSource {
     static let maximumScreenshots = 4
 
     private let listener: ControlListener
+    private let reload: (any SettingsReloading)?
+    private let power: (any DisplayPowerControl)?
     private let encoder: ScreenshotEncoder
     private var clients: [UInt64: Client] = [:]
     private var lastClientID: UInt64 = 0
@@ -34,8 +36,6 @@ final class ControlSocket: ShowSource {
     /// Where each client's bytes are read into (one read of at most 4 KiB per wake-up and client).
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
 
-    /// Where it listens, for the log.
-    var summary: String { listener.summary }
     var clientCount: Int { clients.count }
 
     private final class Client {
@@ -54,15 +54,14 @@ final class ControlSocket: ShowSource {
         }
     }
 
-    /// The socket `settings` ask for; nil when it is off.
-    static func open(_ settings: ControlSettings) throws(ControlSocketError) -> ControlSocket? {
-        guard let listener = try ControlListener.open(settings) else { return nil }
-        do { return ControlSocket(listener: listener, encoder: try ScreenshotEncoder()) } catch { throw .system(error) }
-    }
-
-    private init(listener: ControlListener, encoder: ScreenshotEncoder) {
+    /// Serves the socket `listener` listens on (``ControlListener/open(_:)``,
+    /// made early so a socket that cannot be made stops the start), with
+    /// what `reload` and `display` need.
+    init(listener: ControlListener, reload: (any SettingsReloading)?, power: (any DisplayPowerControl)?) throws(SystemCallError) {
         self.listener = listener
-        self.encoder = encoder
+        self.reload = reload
+        self.power = power
+        encoder = try ScreenshotEncoder()
     }
 
     deinit { encoder.stop() }
@@ -70,7 +69,9 @@ final class ControlSocket: ShowSource {
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
         self.loop = loop
         self.controller = controller
-        commands = ControlCommands(controller: controller, started: controller.clock()) { [unowned loop] in loop.wakeUps }
+        commands = ControlCommands(controller: controller, started: controller.clock(), reload: reload, power: power) { [unowned loop] in
+            loop.wakeUps
+        }
         listening = try loop.register(listener.descriptor.rawValue, name: "control socket") { [unowned self] _ in
             acceptClients()
         }

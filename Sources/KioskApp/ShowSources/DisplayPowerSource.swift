@@ -114,7 +114,6 @@ final class DisplayPowerSource: ShowSource {
     }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
-        controller.power = keeper
         let keeper = keeper, timer = timer
         keeper.rearm = { time in
             do { try timer.arm(at: time) } catch { keeper.log(.warning("display_schedule: cannot arm the timer: \(error)")) }

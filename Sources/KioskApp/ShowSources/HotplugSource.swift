@@ -41,8 +41,8 @@ final class HotplugSource: ShowSource {
                 cardChanged(controller)
             }
         }
-        controller.seatChanged.append { [unowned self, unowned controller] enabled in
-            if enabled { cardChanged(controller) }
+        controller.subscribe { [weak self, unowned controller] event in
+            if case .seatChanged(active: true) = event { self?.cardChanged(controller) }
         }
     }
 

@@ -49,8 +49,13 @@ final class InputSource: ShowSource {
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
         self.loop = loop
         self.controller = controller
-        controller.screenChanged.append { [unowned self] in screenChanged() }
-        controller.seatChanged.append { [unowned self] active in seatChanged(active: active) }
+        controller.subscribe { [weak self] event in
+            switch event {
+            case .screenChanged: self?.screenChanged()
+            case .seatChanged(let active): self?.seatChanged(active: active)
+            default: break
+            }
+        }
         for device in given { adopt(device, explicit: true) }
         given = []
         guard settings.devices != [] else { return log("input: \(devices.isEmpty ? "off" : "only the devices handed over")") }

@@ -7,3 +7,10 @@ import SystemCalls
 protocol ShowSource: AnyObject {
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError)
 }
+
+/// Reads the settings again and applies them to the running show
+/// (``ConfigReload``): given to the sources that take a reload (SIGHUP,
+/// `kioskctl reload`). A source given none refuses it.
+protocol SettingsReloading: AnyObject {
+    func reload() -> ReloadOutcome
+}

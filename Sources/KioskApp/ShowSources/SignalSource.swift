@@ -46,18 +46,24 @@ private func daemonSignalMask() -> sigset_t {
 /// that arrive before the loop reads them count as one.
 final class SignalSource: ShowSource {
     private let signals: DaemonSignals
+    private let reload: (any SettingsReloading)?
     private var registration: Registration?
 
-    /// Made first, so a SIGTERM during set-up is held for the loop.
-    init() throws(SystemCallError) { signals = try DaemonSignals() }
+    /// `reload`: what SIGHUP does; without it SIGHUP is ignored. A signal
+    /// that came before it was made waits for it: the daemon's signals are
+    /// blocked from the start (``blockDaemonSignals()``) and stay pending.
+    init(reload: (any SettingsReloading)? = nil) throws(SystemCallError) {
+        signals = try DaemonSignals()
+        self.reload = reload
+    }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
-        registration = try loop.register(signals.descriptor.rawValue, name: "signals") { [signals] _ in
+        registration = try loop.register(signals.descriptor.rawValue, name: "signals") { [signals, reload] _ in
             while let received = signals.take() {
                 switch received {
                 case SIGUSR1: controller.perform(.next)
                 case SIGUSR2: controller.perform(.previous)
-                case SIGHUP: _ = controller.reloadConfig()
+                case SIGHUP: _ = reload?.reload()
                 case SIGTERM: controller.stop(reason: "SIGTERM")
                 default: controller.stop(reason: "SIGINT")
                 }

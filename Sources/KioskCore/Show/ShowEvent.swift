@@ -68,6 +68,13 @@ public enum ShowEvent: Equatable, Sendable {
     /// (`kioskctl display`, the schedule), its screen unplugged or back;
     /// `why` says what did it, for the log.
     case panelChanged(PanelState, why: String)
+    /// The show moved to another screen (a reload or a hotplug): the loop
+    /// watches the new screen's flip events, touches map to its size and turn.
+    case screenChanged
+    /// The seat went to another session (`active` false: a VT switch) or
+    /// came back: the input gives its devices back and opens them again,
+    /// the display is probed again.
+    case seatChanged(active: Bool)
     /// The show stopped: why (a signal's name, or nil when it was asked to)
     /// and what it had done.
     case stopped(reason: String?, statistics: ShowStatistics)
