@@ -69,6 +69,11 @@ let package = Package(
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CDRM"]),
 
+        // The Linux primitives the daemon runs on: the epoll run loop and its
+        // deadlines, timerfd, eventfd, signalfd, netlink uevents, threads and
+        // their priorities. No kiosk logic: KioskApp builds the show on it.
+        .target(name: "LinuxPlatform", dependencies: ["SystemCalls", "CLinux", "KioskCore"]),
+
         // The seat (libseat: seatd, logind or its embedded seatd): the display
         // and input devices without root, given back on a VT switch.
         .target(name: "SeatAccess", dependencies: ["SystemCalls", "CSeat"]),
@@ -97,13 +102,13 @@ let package = Package(
         .target(
             name: "KioskApp",
             dependencies: [
-                "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "ServiceManager",
-                "InputDevices", "CLinux", "SeatAccess", "HDMICEC",
+                "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "LinuxPlatform",
+                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC",
             ]),
 
         .executableTarget(
             name: "kioskd",
-            dependencies: ["KioskApp", "ServiceManager", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["KioskApp", "LinuxPlatform", "ServiceManager", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "kioskctl",
             dependencies: ["ControlClient", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -111,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux", "InputDevices", "SystemCalls",
+                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux", "InputDevices", "SystemCalls", "LinuxPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).
@@ -129,11 +134,14 @@ let package = Package(
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "SystemCalls"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
+        // What several test targets share (pipes that close once); tests only.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "LinuxPlatformTests", dependencies: ["LinuxPlatform", "SystemCalls", "CLinux", "TestSupport"]),
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
-                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient", "InputDevices",
-                .product(name: "PropertyBased", package: "swift-property-based"),
+                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient", "InputDevices", "LinuxPlatform",
+                "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ],
     cxxLanguageStandard: .cxx17

@@ -2,6 +2,7 @@ import ArgumentParser
 import ImageCodecs
 import KioskApp
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 #if canImport(Glibc)

@@ -6,6 +6,7 @@ import KioskCore
 
 #if canImport(Glibc)
 import Glibc
+import LinuxPlatform
 #endif
 
 /// A folder of 100,000 pictures: how long the daemon takes to its first

@@ -3,6 +3,7 @@ import Foundation
 import InputDevices
 import KioskApp
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 #if canImport(Glibc)

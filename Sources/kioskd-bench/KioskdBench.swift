@@ -8,6 +8,7 @@ import ImageCodecs
 import KioskApp
 import KioskCore
 import KioskRendering
+import LinuxPlatform
 import SystemCalls
 
 #if canImport(Glibc)

@@ -6,6 +6,7 @@ import KioskCore
 
 #if canImport(Glibc)
 import Glibc
+import LinuxPlatform
 #endif
 
 /// `wakeups_while_off_per_min`: a headless show at 1920x1080 that slides

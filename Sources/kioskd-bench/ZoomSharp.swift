@@ -4,6 +4,7 @@ import ImageCodecs
 import InputDevices
 import KioskApp
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import KioskApp
 import KioskCore
+import LinuxPlatform
 
 @main
 struct Kioskd: ParsableCommand {

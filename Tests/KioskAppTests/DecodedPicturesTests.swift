@@ -4,6 +4,7 @@ import ImageCodecs
 import KioskCore
 import KioskRendering
 import Synchronization
+import TestSupport
 import Testing
 
 func pictureSettings(_ folder: PictureFolder) -> KioskSettings {

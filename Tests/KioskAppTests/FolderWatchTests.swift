@@ -1,6 +1,7 @@
 import Foundation
 @testable import KioskApp
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 import Testing
 

@@ -1,7 +1,9 @@
 import Foundation
 @testable import KioskApp
 import KioskCore
+import LinuxPlatform
 import SystemCalls
+import TestSupport
 import Testing
 
 /// A seat manager played by the test: each byte written is one message,

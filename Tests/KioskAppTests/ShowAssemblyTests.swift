@@ -3,7 +3,9 @@ import Glibc
 import ImageCodecs
 @testable import KioskApp
 import KioskCore
+import LinuxPlatform
 import SystemCalls
+import TestSupport
 import Testing
 
 /// One assembly serves the daemon, the snapshot and a reload.

@@ -1,5 +1,6 @@
 import InputDevices
 import KioskCore
+import LinuxPlatform
 
 /// One input device's events made into the show's commands: touches
 /// through its ``TouchEventDecoder`` (its axes, the calibration and the

@@ -4,6 +4,7 @@ import ImageCodecs
 import InputDevices
 import KioskCore
 import KioskRendering
+import LinuxPlatform
 import SeatAccess
 import ServiceManager
 import SystemCalls

@@ -1,5 +1,6 @@
 import CLinux
 import KioskCore
+import LinuxPlatform
 import Synchronization
 import SystemCalls
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import LinuxPlatform
 import Synchronization
 import SystemCalls
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import LinuxPlatform
 import SystemCalls
 import KioskCore
 import KioskRendering

@@ -1,4 +1,5 @@
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 /// Runs a show in real time on one ``EventLoop``: the screen's flip events,

@@ -1,5 +1,6 @@
 import CLinux
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import HDMICEC
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 /// What the control socket asks of the display's power.

@@ -1,3 +1,4 @@
+import LinuxPlatform
 import SystemCalls
 
 /// The picture folder as a source of the show: the ``FolderWatcher``'s

@@ -1,5 +1,6 @@
 import DRMOutput
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 /// Screens unplugged and plugged back: the kernel's uevents for the DRM

@@ -1,5 +1,6 @@
 import InputDevices
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 #if canImport(Glibc)
 import Glibc

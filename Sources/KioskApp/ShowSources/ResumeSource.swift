@@ -1,4 +1,5 @@
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 /// Keeps the centred picture in the state directory (``ResumeFile``), so

@@ -1,4 +1,5 @@
 import KioskCore
+import LinuxPlatform
 import SeatAccess
 import SystemCalls
 

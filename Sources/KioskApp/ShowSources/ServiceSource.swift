@@ -1,4 +1,5 @@
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 /// systemd as a source of the show (``ServiceNotifications`` decides what

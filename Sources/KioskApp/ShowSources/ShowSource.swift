@@ -1,3 +1,4 @@
+import LinuxPlatform
 import SystemCalls
 
 /// Something that joins the show's run loop: it registers its descriptors

@@ -6,21 +6,21 @@ import CLinux
 /// `readable` and `hangUp` can arrive together (a client that sent a last
 /// command and closed): a handler reads what is left before it lets go.
 /// `hangUp` and `error` are always reported, whatever the interest.
-struct EventSet: OptionSet, Hashable, Sendable, CustomStringConvertible {
-    let rawValue: UInt8
+public struct EventSet: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt8
 
-    static let readable = EventSet(rawValue: 1 << 0)
+    public static let readable = EventSet(rawValue: 1 << 0)
     /// Room to write: a client whose replies did not fit waits for this.
-    static let writable = EventSet(rawValue: 1 << 1)
+    public static let writable = EventSet(rawValue: 1 << 1)
     /// The other end is gone: a closed socket peer, an unplugged device.
-    static let hangUp = EventSet(rawValue: 1 << 2)
+    public static let hangUp = EventSet(rawValue: 1 << 2)
     /// The descriptor failed (`EPOLLERR`).
-    static let error = EventSet(rawValue: 1 << 3)
+    public static let error = EventSet(rawValue: 1 << 3)
 
-    init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The events epoll reported.
-    init(epoll events: UInt32) {
+    public init(epoll events: UInt32) {
         var set: EventSet = []
         if events & EPOLLIN.rawValue != 0 { set.insert(.readable) }
         if events & EPOLLOUT.rawValue != 0 { set.insert(.writable) }
@@ -32,14 +32,14 @@ struct EventSet: OptionSet, Hashable, Sendable, CustomStringConvertible {
     /// The interest as epoll spells it. `EPOLLRDHUP` goes with reading, so a
     /// socket peer that closes is seen as a hang-up rather than an endless
     /// run of zero-byte reads.
-    var epollInterest: UInt32 {
+    public var epollInterest: UInt32 {
         var events: UInt32 = 0
         if contains(.readable) { events |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if contains(.writable) { events |= EPOLLOUT.rawValue }
         return events
     }
 
-    var description: String {
+    public var description: String {
         let names: [(EventSet, String)] = [(.readable, "readable"), (.writable, "writable"), (.hangUp, "hang-up"), (.error, "error")]
         let present = names.filter { contains($0.0) }.map(\.1)
         return present.isEmpty ? "none" : present.joined(separator: "+")

@@ -14,10 +14,10 @@ import Glibc
 /// kioskd needs nothing udev adds for a `change` of its own card. The
 /// message is a few `KEY=VALUE` strings (``UEvent``). Messages whose
 /// sender is not the kernel (port id 0) are dropped.
-final class UEventSocket {
-    let descriptor: FileDescriptor
+public final class UEventSocket {
+    public let descriptor: FileDescriptor
 
-    init() throws(SystemCallError) {
+    public init() throws(SystemCallError) {
         descriptor = FileDescriptor(owning: try retryingInterrupts("socket(AF_NETLINK)") {
             socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
                    NETLINK_KOBJECT_UEVENT)
@@ -36,7 +36,7 @@ final class UEventSocket {
     /// The kernel's messages waiting now (at most `limit`); `overflowed`
     /// when some were lost (the receive buffer filled: ENOBUFS), so the
     /// caller looks at the devices again rather than trusting what it read.
-    func take(limit: Int = 256) -> (events: [UEvent], overflowed: Bool) {
+    public func take(limit: Int = 256) -> (events: [UEvent], overflowed: Bool) {
         var events: [UEvent] = []
         var overflowed = false
         var buffer = [UInt8](repeating: 0, count: UEvent.maximumBytes + 1)

@@ -9,27 +9,27 @@ import Glibc
 /// and also when the clock is set (NTP's first sync, an operator's
 /// `date -s`), so a schedule is worked out again rather than firing at a
 /// moment that no longer means what it did.
-final class WallClockTimer {
-    let descriptor: FileDescriptor
-    private(set) var armedAt: Int64?
+public final class WallClockTimer {
+    public let descriptor: FileDescriptor
+    public private(set) var armedAt: Int64?
 
-    enum Expiry { case fired, clockSet, nothing }
+    public enum Expiry { case fired, clockSet, nothing }
 
-    init() throws(SystemCallError) {
+    public init() throws(SystemCallError) {
         descriptor = FileDescriptor(owning: try retryingInterrupts("timerfd_create(CLOCK_REALTIME)") {
             timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         })
     }
 
     /// The wall clock now, in Unix seconds.
-    static func now() -> Int64 {
+    public static func now() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec)
     }
 
     /// Fires once at Unix time `time`; nil disarms.
-    func arm(at time: Int64?) throws(SystemCallError) {
+    public func arm(at time: Int64?) throws(SystemCallError) {
         var spec = itimerspec()
         if let time { spec.it_value = timespec(tv_sec: Int(max(time, 1)), tv_nsec: 0) }
         try retryingInterrupts("timerfd_settime(CLOCK_REALTIME)") {
@@ -39,7 +39,7 @@ final class WallClockTimer {
     }
 
     /// Takes what made the descriptor readable.
-    func take() -> Expiry {
+    public func take() -> Expiry {
         var expirations: UInt64 = 0
         let count = read(descriptor.rawValue, &expirations, MemoryLayout<UInt64>.size)
         if count < 0 && errno == ECANCELED {
@@ -55,7 +55,7 @@ final class WallClockTimer {
 /// How far the wall clock is ahead of UTC at Unix time `utc`, in seconds,
 /// by the C library's time zone (`TZ`, else `/etc/localtime`): daylight
 /// saving included.
-func localUTCOffset(at utc: Int64) -> Int {
+public func localUTCOffset(at utc: Int64) -> Int {
     var time = time_t(utc)
     var parts = tm()
     guard localtime_r(&time, &parts) != nil else { return 0 }

@@ -10,16 +10,16 @@ import Glibc
 /// its fd and another source is handed the same number (within one batch
 /// of events, even), the old source's events never reach the new handler.
 /// (swift-nio's selector checks a registration id the same way.)
-final class Registration {
+public final class Registration {
     /// What the source is, for the log: `screen`, `decoder`, `client 3`.
-    let name: String
-    let fd: Int32
-    let priority: EventLoop.Priority
+    public let name: String
+    public let fd: Int32
+    public let priority: EventLoop.Priority
     fileprivate let id: UInt64
-    fileprivate(set) var interest: EventSet
+    public fileprivate(set) var interest: EventSet
     fileprivate let handler: (EventSet) -> Void
     /// False once unregistered: its handler is never called again.
-    fileprivate(set) var isActive = true
+    public fileprivate(set) var isActive = true
 
     fileprivate init(
         name: String, fd: Int32, priority: EventLoop.Priority, id: UInt64, interest: EventSet,
@@ -37,10 +37,10 @@ final class Registration {
 /// A time at which the loop calls a handler: the next frame or slide, a
 /// display retry, the watchdog ping, a client's time-out. All of them share
 /// one `timerfd`, armed for the earliest.
-final class Deadline {
-    let name: String
+public final class Deadline {
+    public let name: String
     /// When it fires next (``MonotonicClock`` seconds); nil when not armed.
-    fileprivate(set) var time: Double?
+    public fileprivate(set) var time: Double?
     fileprivate let handler: (Double) -> Void
 
     fileprivate init(name: String, handler: @escaping (Double) -> Void) {
@@ -49,7 +49,7 @@ final class Deadline {
     }
 
     /// Fires once at `time` (at the next wake-up if it has passed); nil disarms.
-    func arm(at time: Double?) { self.time = time }
+    public func arm(at time: Double?) { self.time = time }
 }
 
 /// The daemon's one run loop: waits on every source's descriptor at once
@@ -70,9 +70,9 @@ final class Deadline {
 /// the next wait. So 200 busy control clients delay the next frame by one
 /// budget at most, never by their whole batch, and a frame planned for a
 /// moment (a finger's, just before its refresh) is drawn at that moment.
-final class EventLoop {
+public final class EventLoop {
     /// Whose events a wake-up handles first.
-    enum Priority {
+    public enum Priority {
         /// The display's: handled before anything else, then ``EventLoop/afterUrgentEvents``.
         case urgent
         /// Input devices': after the urgent ones, before the deadlines and
@@ -85,14 +85,14 @@ final class EventLoop {
     /// How long one wake-up may spend on normal events (seconds): by
     /// default a quarter of a 60 Hz frame, so a frame due meanwhile still
     /// makes its refresh.
-    let normalEventBudget: Double
-    static let defaultNormalEventBudget = 0.004
+    public let normalEventBudget: Double
+    public static let defaultNormalEventBudget = 0.004
 
     /// Runs in every wake-up after the urgent events and due deadlines, before the normal events.
-    var afterUrgentEvents: () -> Void = {}
+    public var afterUrgentEvents: () -> Void = {}
 
     /// Wake-ups so far: the handlers of one wake-up see the same number.
-    private(set) var wakeUps: UInt64 = 0
+    public private(set) var wakeUps: UInt64 = 0
 
     private let epoll: FileDescriptor
     private let timer: OneShotTimer
@@ -103,7 +103,7 @@ final class EventLoop {
     private var events: UnsafeMutableBufferPointer<epoll_event>
     private var timerRegistration: Registration?
 
-    init(normalEventBudget: Double = defaultNormalEventBudget) throws(SystemCallError) {
+    public init(normalEventBudget: Double = defaultNormalEventBudget) throws(SystemCallError) {
         self.normalEventBudget = normalEventBudget
         epoll = FileDescriptor(owning: try retryingInterrupts("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
         timer = try OneShotTimer()
@@ -116,12 +116,12 @@ final class EventLoop {
     deinit { events.deallocate() }
 
     /// The number of sources registered (the deadlines' timer not counted).
-    var registrationCount: Int { registrations.count - 1 }
+    public var registrationCount: Int { registrations.count - 1 }
 
     /// Calls `handler` with what happened whenever `fd` is ready for
     /// `interest` or hangs up or fails. The fd stays the caller's: it must
     /// call ``unregister(_:)`` before closing it.
-    func register(
+    public func register(
         _ fd: Int32, name: String, interest: EventSet = .readable, priority: Priority = .normal,
         handler: @escaping (EventSet) -> Void
     ) throws(SystemCallError) -> Registration {
@@ -138,7 +138,7 @@ final class EventLoop {
 
     /// Changes what `registration` waits for: a client with replies queued
     /// adds `.writable`, and drops it once they are sent.
-    func setInterest(_ interest: EventSet, for registration: Registration) throws(SystemCallError) {
+    public func setInterest(_ interest: EventSet, for registration: Registration) throws(SystemCallError) {
         guard registration.isActive, registration.interest != interest else { return }
         var event = epoll_event()
         event.events = interest.epollInterest
@@ -151,7 +151,7 @@ final class EventLoop {
 
     /// Stops watching: the handler is not called again, even for events
     /// already collected in this wake-up. Call it before closing the fd.
-    func unregister(_ registration: Registration) {
+    public func unregister(_ registration: Registration) {
         guard registration.isActive else { return }
         registration.isActive = false
         registrations[registration.id] = nil
@@ -160,20 +160,20 @@ final class EventLoop {
     }
 
     /// A deadline named `name`, unarmed; `handler` gets the time it ran at.
-    func deadline(named name: String, _ handler: @escaping (Double) -> Void) -> Deadline {
+    public func deadline(named name: String, _ handler: @escaping (Double) -> Void) -> Deadline {
         let deadline = Deadline(name: name, handler: handler)
         deadlines.append(deadline)
         return deadline
     }
 
     /// Forgets a deadline for good.
-    func remove(_ deadline: Deadline) {
+    public func remove(_ deadline: Deadline) {
         deadline.time = nil
         deadlines.removeAll { $0 === deadline }
     }
 
     /// The earliest armed deadline.
-    var nextDeadline: Double? {
+    public var nextDeadline: Double? {
         var earliest: Double?
         for deadline in deadlines {
             if let time = deadline.time, time < earliest ?? .infinity { earliest = time }
@@ -188,7 +188,7 @@ final class EventLoop {
     /// ``afterUrgentEvents``, then the normal descriptors within
     /// ``normalEventBudget``, stopping when the earliest deadline armed by
     /// then comes. A signal interrupting the wait just returns.
-    func runOnce() throws(SystemCallError) {
+    public func runOnce() throws(SystemCallError) {
         try timer.arm(at: nextDeadline)
         let count = epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1)
         if count < 0 {

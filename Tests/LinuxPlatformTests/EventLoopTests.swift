@@ -1,36 +1,8 @@
 import Glibc
-@testable import KioskApp
+import LinuxPlatform
 import SystemCalls
+import TestSupport
 import Testing
-
-/// Marks test descriptors close-on-exec: tests start daemons from other
-/// threads, and a pipe's end a daemon inherits would never report its end.
-func closeOnExec(_ fds: [Int32]) { for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
-
-/// A pipe whose ends close with it, each exactly once: tests run in
-/// parallel, and closing a number twice could close another test's fd.
-final class TestPipe {
-    let read: Int32, write: Int32
-    private var closed = false
-    private var writeClosed = false
-    init() {
-        var fds: [Int32] = [0, 0]
-        precondition(pipe(&fds) == 0)
-        closeOnExec(fds)
-        (read, write) = (fds[0], fds[1])
-        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-    }
-    func send() { var byte: UInt8 = 1; _ = Glibc.write(write, &byte, 1) }
-    func drain() { var buffer = [UInt8](repeating: 0, count: 64); _ = Glibc.read(read, &buffer, 64) }
-    func closeWriteEnd() { if !writeClosed { Glibc.close(write); writeClosed = true } }
-    func closeBoth() {
-        guard !closed else { return }
-        Glibc.close(read)
-        closeWriteEnd()
-        closed = true
-    }
-    deinit { closeBoth() }
-}
 
 @Suite struct EventLoopTests {
     /// A loop whose budget for normal events no test run can use up: tests

@@ -6,7 +6,7 @@ import Glibc
 
 /// Starts `body` on a new detached thread (the decoder, the screenshot
 /// encoder). The thread keeps what `body` captures alive until it returns.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
+public func startDetachedThread(_ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -36,7 +36,7 @@ func startDetachedThread(_ body: @escaping @Sendable () -> Void) throws(SystemCa
 ///
 /// Allowed for root, or with `RLIMIT_RTPRIO` of at least 1 (systemd's
 /// `LimitRTPRIO=1`); otherwise nothing changes and the error says why.
-func runCallingThreadAheadOfOrdinaryThreads() -> SystemCallError? {
+public func runCallingThreadAheadOfOrdinaryThreads() -> SystemCallError? {
     var parameters = sched_param()
     parameters.sched_priority = 1
     guard sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &parameters) == 0 else {
@@ -63,7 +63,7 @@ public enum WorkerPriority: String, CaseIterable, Sendable {
 }
 
 /// Gives the calling thread `priority`; the error if the kernel refused.
-func setCallingThreadPriority(_ priority: WorkerPriority) -> SystemCallError? {
+public func setCallingThreadPriority(_ priority: WorkerPriority) -> SystemCallError? {
     var parameters = sched_param()
     parameters.sched_priority = 0
     switch priority {

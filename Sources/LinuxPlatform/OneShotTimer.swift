@@ -8,12 +8,12 @@ import Glibc
 /// armed at an absolute ``MonotonicClock`` time, so a run loop waits for it
 /// with its other descriptors. The ``EventLoop``'s deadlines share one; the
 /// headless screen's "vblank" is another.
-final class OneShotTimer {
-    let descriptor: FileDescriptor
+public final class OneShotTimer {
+    public let descriptor: FileDescriptor
     /// The time it is armed for; nil once it fired or was disarmed.
-    private(set) var armedAt: Double?
+    public private(set) var armedAt: Double?
 
-    init() throws(SystemCallError) {
+    public init() throws(SystemCallError) {
         descriptor = FileDescriptor(owning: try retryingInterrupts("timerfd_create") {
             timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         })
@@ -21,7 +21,7 @@ final class OneShotTimer {
 
     /// Fires once at `time` (at once if it has passed); nil disarms.
     /// The corresponding C function is `timerfd_settime` with `TFD_TIMER_ABSTIME`.
-    func arm(at time: Double?) throws(SystemCallError) {
+    public func arm(at time: Double?) throws(SystemCallError) {
         guard time != armedAt else { return }
         var spec = itimerspec()
         // A zero it_value would disarm: a time at or before the clock's start becomes 1 ns.
@@ -35,7 +35,7 @@ final class OneShotTimer {
     /// Takes the expiry (call when the descriptor is readable), so it stops
     /// being readable; true if the timer had fired.
     @discardableResult
-    func take() -> Bool {
+    public func take() -> Bool {
         var expirations: UInt64 = 0
         guard descriptor.readRecord(UInt64.self, into: &expirations), expirations > 0 else { return false }
         armedAt = nil

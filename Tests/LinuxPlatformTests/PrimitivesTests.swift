@@ -1,0 +1,77 @@
+import CLinux
+import Glibc
+import LinuxPlatform
+import Synchronization
+import SystemCalls
+import Testing
+
+/// The descriptors the run loop waits on, each on the real kernel: what
+/// makes them readable, and what a take leaves.
+@Suite struct PrimitivesTests {
+    func isReadable(_ fd: Int32, within milliseconds: Int32 = 0) -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, milliseconds) == 1
+    }
+
+    /// Signals add up into one wake-up; a take clears them; an empty one never blocks the run loop's side.
+    @Test func anEventCounterWakesOnceForManySignals() throws {
+        let counter = try EventCounter(nonBlocking: true)
+        #expect(!counter.take())
+        #expect(!counter.wait(milliseconds: 0))
+        counter.signal()
+        counter.signal()
+        #expect(isReadable(counter.descriptor.rawValue))
+        #expect(counter.wait(milliseconds: 0))
+        #expect(counter.take())
+        #expect(!isReadable(counter.descriptor.rawValue))
+        #expect(!counter.take())
+    }
+
+    /// A time that has passed fires at once; a future one not before it; disarmed, never.
+    @Test func aOneShotTimerFiresAtItsTimeAndOnlyOnce() throws {
+        let timer = try OneShotTimer()
+        try timer.arm(at: MonotonicClock.now() - 1)
+        #expect(isReadable(timer.descriptor.rawValue, within: 1000))
+        #expect(timer.take() && timer.armedAt == nil)
+        #expect(!timer.take())
+        try timer.arm(at: MonotonicClock.now() + 0.05)
+        #expect(!isReadable(timer.descriptor.rawValue))
+        #expect(isReadable(timer.descriptor.rawValue, within: 2000))
+        #expect(timer.take())
+        try timer.arm(at: MonotonicClock.now() + 0.01)
+        try timer.arm(at: nil)
+        #expect(!isReadable(timer.descriptor.rawValue, within: 100))
+    }
+
+    /// A signal blocked in the thread waits on the descriptor, is read as its number, and is gone once read.
+    @Test func daemonSignalsArriveAsNumbersOnTheDescriptor() throws {
+        // Only this test's thread blocks and receives SIGHUP: `raise` sends it to the calling thread.
+        var mask = sigset_t(), old = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGHUP)
+        pthread_sigmask(SIG_BLOCK, &mask, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        let signals = try DaemonSignals()
+        #expect(signals.take() == nil)
+        raise(SIGHUP)
+        #expect(isReadable(signals.descriptor.rawValue, within: 1000))
+        #expect(signals.take() == SIGHUP)
+        #expect(signals.take() == nil)
+    }
+
+    /// A detached thread runs its work; a worker's priority is its own, not its starter's.
+    @Test func aWorkerThreadRunsAtItsOwnPriority() throws {
+        let seen = Mutex<(ran: Bool, policy: Int32, failure: SystemCallError?)>((false, -1, nil))
+        let done = try EventCounter(nonBlocking: false)
+        try startDetachedThread {
+            let failure = setCallingThreadPriority(.batch)
+            seen.withLock { $0 = (true, sched_getscheduler(0), failure) }
+            done.signal()
+        }
+        #expect(done.wait(milliseconds: 5000))
+        let result = seen.withLock { $0 }
+        #expect(result.ran && result.failure == nil)
+        #expect(result.policy == SCHED_BATCH)
+        #expect(sched_getscheduler(0) != SCHED_BATCH)
+    }
+}
