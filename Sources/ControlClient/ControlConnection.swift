@@ -56,10 +56,10 @@ public final class ControlConnection {
         socket = FileDescriptor(owning: fd)
         guard var address = UnixAddress(path) else { throw .system(SystemCallError("connect", errno: ENAMETOOLONG, path: path)) }
         guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
-            switch errno {
-            case ENOENT: throw .notRunning(path: path)
-            case ECONNREFUSED: throw .nobodyListening(path: path)
-            case EACCES, EPERM: throw .permissionDenied(path: path, group: Self.group(of: path))
+            switch Errno.current {
+            case .noSuchFileOrDirectory: throw .notRunning(path: path)
+            case .connectionRefused: throw .nobodyListening(path: path)
+            case .permissionDenied, .notPermitted: throw .permissionDenied(path: path, group: Self.group(of: path))
             default: throw .system(.last("connect", path: path))
             }
         }
@@ -74,15 +74,14 @@ public final class ControlConnection {
     public func send(bytes: [UInt8]) throws(ControlClientError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes {
-                Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            let sent = bytes[offset...].withUnsafeBytes { chunk in
+                valueOrErrno { Glibc.send(socket.rawValue, chunk.baseAddress, chunk.count, Int32(MSG_NOSIGNAL)) }
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE || errno == ECONNRESET { throw .closed(path: path) }
-                throw .system(.last("send", path: path))
+            switch sent {
+            case .success(let count): offset += count
+            case .failure(.brokenPipe), .failure(.connectionReset): throw .closed(path: path)
+            case .failure(let failure): throw .system(SystemCallError("send", errno: failure.rawValue, path: path))
             }
-            offset += count
         }
     }
 
@@ -121,11 +120,13 @@ public final class ControlConnection {
         do { ready = try retryingInterrupts("poll", path: path) { poll(&pfd, 1, milliseconds) } } catch { throw .system(error) }
         guard ready > 0 else { throw .timedOut(path: path, seconds: timeout ?? 0) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let count = chunk.withUnsafeMutableBytes { Glibc.read(socket.rawValue, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR || errno == EAGAIN { return }
-            if errno == ECONNRESET { throw .closed(path: path) }
-            throw .system(.last("read", path: path))
+        let read = chunk.withUnsafeMutableBytes { bytes in valueOrErrno { Glibc.read(socket.rawValue, bytes.baseAddress, bytes.count) } }
+        let count: Int
+        switch read {
+        case .success(let value): count = value
+        case .failure(.wouldBlock): return
+        case .failure(.connectionReset): throw .closed(path: path)
+        case .failure(let failure): throw .system(SystemCallError("read", errno: failure.rawValue, path: path))
         }
         guard count > 0 else { throw .closed(path: path) }
         buffer += chunk[..<count]

@@ -124,7 +124,7 @@ public final class CECAdapter {
         withUnsafeMutableBytes(of: &addresses.osd_name) { name in
             for (i, byte) in "kioskd".utf8.enumerated() { name[i] = byte }
         }
-        do { try call("CEC_ADAP_S_LOG_ADDRS", kioskd_CEC_ADAP_S_LOG_ADDRS, &addresses) } catch where error.errno == EBUSY {
+        do { try call("CEC_ADAP_S_LOG_ADDRS", kioskd_CEC_ADAP_S_LOG_ADDRS, &addresses) } catch where error.code == .resourceBusy {
             // Someone else is configuring it: their address will do.
         }
     }

@@ -190,10 +190,11 @@ public final class EventLoop {
     /// then comes. A signal interrupting the wait just returns.
     public func runOnce() throws(SystemCallError) {
         try timer.arm(at: nextDeadline)
-        let count = epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1)
-        if count < 0 {
-            if errno == EINTR { return }
-            throw .last("epoll_wait")
+        let count: Int32
+        switch valueOrErrno(retryOnInterrupt: false, { epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1) }) {
+        case .success(let ready): count = ready
+        case .failure(.interrupted): return   // a signal: back to the caller's loop, which checks whether to stop
+        case .failure(let failure): throw SystemCallError("epoll_wait", errno: failure.rawValue)
         }
         wakeUps += 1
         let ready = events.prefix(Int(count))

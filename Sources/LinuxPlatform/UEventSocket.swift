@@ -43,20 +43,20 @@ public final class UEventSocket {
         for _ in 0..<limit {
             var sender = sockaddr_nl()
             var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                withUnsafeMutablePointer(to: &sender) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        recvfrom(descriptor.rawValue, bytes.baseAddress, bytes.count, 0, $0, &length)
+            let received = buffer.withUnsafeMutableBytes { bytes in
+                withUnsafeMutablePointer(to: &sender) { address in
+                    address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                        valueOrErrno { recvfrom(descriptor.rawValue, bytes.baseAddress, bytes.count, 0, address, &length) }
                     }
                 }
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == ENOBUFS {
-                    overflowed = true
-                    continue
-                }
-                break
+            let count: Int
+            switch received {
+            case .success(let value): count = value
+            case .failure(.noBufferSpace):
+                overflowed = true
+                continue
+            case .failure: return (events, overflowed)   // EAGAIN: all read
             }
             guard sender.nl_pid == 0, let event = UEvent(message: buffer.prefix(count)) else { continue }
             events.append(event)

@@ -41,12 +41,13 @@ public final class WallClockTimer {
     /// Takes what made the descriptor readable.
     public func take() -> Expiry {
         var expirations: UInt64 = 0
-        let count = read(descriptor.rawValue, &expirations, MemoryLayout<UInt64>.size)
-        if count < 0 && errno == ECANCELED {
+        switch valueOrErrno({ read(descriptor.rawValue, &expirations, MemoryLayout<UInt64>.size) }) {
+        case .failure(.canceled):
             armedAt = nil
             return .clockSet
+        case .success(MemoryLayout<UInt64>.size) where expirations > 0: break
+        default: return .nothing
         }
-        guard count == MemoryLayout<UInt64>.size, expirations > 0 else { return .nothing }
         armedAt = nil
         return .fired
     }

@@ -35,15 +35,13 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
 
 /// Runs a system call that returns -1 and sets `errno` on failure, again
 /// while it is interrupted by a signal (`EINTR`), and throws any other
-/// failure as a ``SystemCallError`` naming `call`. The one place kioskd
-/// retries interrupted calls.
+/// failure as a ``SystemCallError`` naming `call` (``valueOrErrno(retryOnInterrupt:_:)``).
 @discardableResult
 public func retryingInterrupts<Result: BinaryInteger>(
     _ call: String, path: String? = nil, _ body: () -> Result
 ) throws(SystemCallError) -> Result {
-    while true {
-        let result = body()
-        if result != -1 { return result }
-        if errno != EINTR { throw .last(call, path: path) }
+    switch valueOrErrno(body) {
+    case .success(let value): return value
+    case .failure(let failure): throw SystemCallError(call, errno: failure.rawValue, path: path)
     }
 }

@@ -3,10 +3,11 @@ import CLinux
 import ImageCodecs
 import KioskApp
 import KioskCore
+import LinuxPlatform
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
-import LinuxPlatform
 #endif
 
 /// A folder of 100,000 pictures: how long the daemon takes to its first
@@ -139,6 +140,6 @@ func hardLinkedFolder(_ folder: String, count: Int, original: () throws -> [UInt
     let file = folder + "/.original.jpg"
     if access(file, F_OK) != 0 { try writeWholeFile(file, bytes: original()) }
     for n in 1...count {
-        if link(file, folder + "/IMG_\(n).jpg") != 0 && errno != EEXIST { throw ExitCode(1) }
+        if link(file, folder + "/IMG_\(n).jpg") != 0 && Errno.current != .fileExists { throw ExitCode(1) }
     }
 }

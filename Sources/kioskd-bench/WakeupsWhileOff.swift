@@ -3,10 +3,10 @@ import ControlClient
 import Foundation
 import KioskApp
 import KioskCore
+import LinuxPlatform
 
 #if canImport(Glibc)
 import Glibc
-import LinuxPlatform
 #endif
 
 /// `wakeups_while_off_per_min`: a headless show at 1920x1080 that slides

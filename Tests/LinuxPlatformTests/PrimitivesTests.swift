@@ -74,4 +74,24 @@ import Testing
         #expect(result.policy == SCHED_BATCH)
         #expect(sched_getscheduler(0) != SCHED_BATCH)
     }
+
+    /// An interrupted call is run again, unless the caller asked to hear of it;
+    /// any other failure comes back as its named errno, or as the call's error.
+    @Test func interruptedCallsAreRetriedInOnePlace() throws {
+        func failing(_ failures: [Int32]) -> () -> Int {
+            var left = failures
+            return {
+                guard let next = left.first else { return 5 }
+                left.removeFirst()
+                errno = next
+                return -1
+            }
+        }
+        #expect(valueOrErrno(failing([EINTR, EINTR])) == .success(5))
+        #expect(valueOrErrno(retryOnInterrupt: false, failing([EINTR])) == .failure(.interrupted))
+        #expect(valueOrErrno(failing([EINTR, EAGAIN])) == .failure(.wouldBlock))
+        let error = #expect(throws: SystemCallError.self) { try retryingInterrupts("open", path: "/x", failing([EINTR, ENOENT])) }
+        #expect(error?.code == .noSuchFileOrDirectory)
+        #expect(error?.description == "/x: open failed: No such file or directory (errno 2)")
+    }
 }

@@ -81,7 +81,7 @@ final class ControlListener {
         guard var address = UnixAddress(path) else { throw .system(SystemCallError("bind", errno: ENAMETOOLONG, path: path)) }
         guard address.withSockaddr({ bind(fd.rawValue, $0, $1) }) == 0 else {
             let error = SystemCallError.last("bind", path: path)
-            if error.errno == EADDRINUSE { throw .inUse(path) }
+            if error.code == .addressInUse { throw .inUse(path) }
             throw .system(error)
         }
         var status = stat()
@@ -119,7 +119,7 @@ final class ControlListener {
     private static func makeFolder(of path: String) throws(ControlSocketError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let folder = String(path[..<slash])
-        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { throw .system(.last("mkdir", path: folder)) }
+        guard mkdir(folder, 0o755) == 0 || Errno.current == .fileExists else { throw .system(.last("mkdir", path: folder)) }
     }
 
     /// Nothing at `path`, or a socket nobody listens on (removed): fine.
@@ -127,7 +127,7 @@ final class ControlListener {
     private static func clearStaleSocket(at path: String) throws(ControlSocketError) {
         var status = stat()
         guard lstat(path, &status) == 0 else {
-            if errno == ENOENT { return }
+            if Errno.current == .noSuchFileOrDirectory { return }
             throw .system(.last("lstat", path: path))
         }
         guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
@@ -136,7 +136,7 @@ final class ControlListener {
         defer { close(probe) }
         guard var address = UnixAddress(path) else { throw .system(SystemCallError("connect", errno: ENAMETOOLONG, path: path)) }
         if address.withSockaddr({ connect(probe, $0, $1) }) == 0 { throw .inUse(path) }
-        guard errno == ECONNREFUSED else { throw .system(.last("connect", path: path)) }
-        guard unlink(path) == 0 || errno == ENOENT else { throw .system(.last("unlink", path: path)) }
+        guard Errno.current == .connectionRefused else { throw .system(.last("connect", path: path)) }
+        guard unlink(path) == 0 || Errno.current == .noSuchFileOrDirectory else { throw .system(.last("unlink", path: path)) }
     }
 }

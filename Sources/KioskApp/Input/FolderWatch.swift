@@ -81,7 +81,7 @@ final class FolderWatch {
                     needed.insert(wd)
                     break
                 }
-                guard errno == ENOENT || errno == ENOTDIR, path != "/" else { throw .last("inotify_add_watch", path: path) }
+                guard [.noSuchFileOrDirectory, .notDirectory].contains(Errno.current), path != "/" else { throw .last("inotify_add_watch", path: path) }
                 path = Self.parent(of: path)
             }
         }

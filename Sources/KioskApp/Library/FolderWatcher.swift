@@ -114,7 +114,7 @@ final class FolderWatcher: @unchecked Sendable {
     private static func firstWalk(_ watcher: FolderWatcher) throws(SystemCallError) -> (entries: [PlaylistEntry], notes: [String])? {
         do {
             return try watcher.list()
-        } catch where error.errno == ENOENT {
+        } catch where error.code == .noSuchFileOrDirectory {
             return nil
         }
     }
@@ -357,7 +357,7 @@ final class FolderWatcher: @unchecked Sendable {
             watched[wd] = folder
             return
         }
-        guard errno == ENOSPC, !watchLimited else { return }
+        guard Errno.current == .noSpace, !watchLimited else { return }
         watchLimited = true
         nextRescan = MonotonicClock.now() + settings.rescanInterval
         let line = "the kernel's inotify watch limit is reached (fs.inotify.max_user_watches) at \(folder): listing \(root) again every \(settings.rescanInterval.formatted) s instead"

@@ -118,18 +118,20 @@ final class ControlSocket: ShowSource {
 
     private func acceptClients() {
         while true {
-            let fd = accept4(listener.descriptor.rawValue, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Level-triggered, the waiting connection would wake the loop at once
-                    // again: stop listening for a moment instead of spinning.
-                    try? loop.setInterest([], for: listening!)
-                    acceptRetry?.arm(at: controller.clock() + 0.1)
-                    return
-                default: return  // EAGAIN: all taken.
-                }
+            let accepted = valueOrErrno {
+                accept4(listener.descriptor.rawValue, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            }
+            let fd: Int32
+            switch accepted {
+            case .success(let descriptor): fd = descriptor
+            case .failure(.connectionAborted): continue
+            case .failure(.tooManyOpenFiles), .failure(.tooManyOpenFilesInSystem), .failure(.noBufferSpace), .failure(.noMemory):
+                // Level-triggered, the waiting connection would wake the loop at once
+                // again: stop listening for a moment instead of spinning.
+                try? loop.setInterest([], for: listening!)
+                acceptRetry?.arm(at: controller.clock() + 0.1)
+                return
+            case .failure: return  // EAGAIN: all taken.
             }
             let socket = FileDescriptor(owning: fd)
             guard clients.count < ControlSession.maximumClients else {
@@ -170,14 +172,19 @@ final class ControlSocket: ShowSource {
         guard let client = clients[id] else { return }
         if events.contains(.error) { return close(client) }
         if client.session.wantsInput && events.contains(.readable) || events.contains(.hangUp) && client.session.wantsInput {
-            let count = readBuffer.withUnsafeMutableBytes { recv(client.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 {
+            let received = readBuffer.withUnsafeMutableBytes { buffer in
+                valueOrErrno { recv(client.socket.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+            }
+            switch received {
+            case .success(0):
+                client.session.endOfInput()
+            case .success(let count):
                 let now = controller.clock()
                 let bytes = readBuffer.prefix(count)
                 if answer(client, { $0.receive(bytes, at: now, respond: $1) }) { takeScreenshot(for: client) }
-            } else if count == 0 {
-                client.session.endOfInput()
-            } else if errno != EAGAIN && errno != EINTR {
+            case .failure(.wouldBlock):
+                break
+            case .failure:
                 return close(client)
             }
         } else if events.contains(.hangUp) {
@@ -190,16 +197,14 @@ final class ControlSocket: ShowSource {
     /// Sends what it can, then closes the client or sets what to wait for.
     private func settle(_ client: Client) {
         let now = controller.clock()
-        while !client.session.unsent.isEmpty {
-            let count = client.session.unsent.withUnsafeBytes {
-                send(client.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        sending: while !client.session.unsent.isEmpty {
+            let sent = client.session.unsent.withUnsafeBytes { bytes in
+                valueOrErrno { send(client.socket.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             }
-            if count > 0 {
-                client.session.sent(count, at: now)
-            } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
-                break
-            } else {
-                return close(client)  // EPIPE, ECONNRESET: gone.
+            switch sent {
+            case .success(let count) where count > 0: client.session.sent(count, at: now)
+            case .failure(.wouldBlock): break sending
+            default: return close(client)  // EPIPE, ECONNRESET: gone.
             }
         }
         if client.session.isFinished { return close(client) }

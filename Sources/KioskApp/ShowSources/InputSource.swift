@@ -103,8 +103,8 @@ final class InputSource: ShowSource {
                 // A node udev has not yet given its group, or a configured device not plugged in: said once a minute.
                 // The seat refusing (EPERM) is the seat being taken away: the devices are revoked first, so
                 // their hang-ups can come before the seat's news. It rescans once the seat is back.
-                if error.call == "libseat_open_device" && error.errno == EPERM { continue }
-                if settings.devices != nil || error.errno != ENOENT { note(path, "input: \(error)") }
+                if error.call == "libseat_open_device" && error.code == .notPermitted { continue }
+                if settings.devices != nil || error.code != .noSuchFileOrDirectory { note(path, "input: \(error)") }
                 continue
             }
             adopt(device, explicit: settings.devices != nil)
