@@ -18,26 +18,53 @@ import Glibc
 /// moves bytes and keeps the books (at most ``ControlSession/maximumClients``,
 /// at most ``maximumScreenshots`` PNGs held at once).
 final class ControlSocket: ShowSource {
-    /// Screenshots being made or sent at once, across clients (each holds a frame or a PNG).
-    static let maximumScreenshots = 4
-
     private let listener: ControlListener
     private let reload: (any SettingsReloading)?
     private let power: (any DisplayPowerControl)?
     private let encoder: ScreenshotEncoder
+    /// Its clients, once it serves a show (``attach(to:controller:)``).
+    private var clients: ControlClients?
+
+    /// Serves the socket `listener` listens on (``ControlListener/open(_:)``,
+    /// made early so a socket that cannot be made stops the start), with
+    /// what `reload` and `display` need.
+    init(listener: ControlListener, reload: (any SettingsReloading)?, power: (any DisplayPowerControl)?) throws(SystemCallError) {
+        self.listener = listener
+        self.reload = reload
+        self.power = power
+        encoder = try ScreenshotEncoder()
+    }
+
+    deinit { encoder.stop() }
+
+    func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        let commands = ControlCommands(controller: controller, started: controller.clock(), reload: reload, power: power) { [unowned loop] in
+            loop.wakeUps
+        }
+        clients = try ControlClients(listener: listener, encoder: encoder, loop: loop, controller: controller, commands: commands)
+    }
+}
+
+/// The control socket's clients on one run loop: accepting them, reading
+/// their requests into their ``ControlSession``s, answering with the
+/// ``ControlCommands``, sending what they may take, and their screenshots.
+final class ControlClients {
+    /// Screenshots being made or sent at once, across clients (each holds a frame or a PNG).
+    static let maximumScreenshots = 4
+
+    private let listener: ControlListener
+    private let encoder: ScreenshotEncoder
+    private let loop: EventLoop
+    private let controller: ShowController
+    private let commands: ControlCommands
     private var clients: [UInt64: Client] = [:]
     private var lastClientID: UInt64 = 0
-    private var loop: EventLoop!
-    private var controller: ShowController!
-    private var commands: ControlCommands!
     private var listening: Registration?
     private var encoderRegistration: Registration?
     /// Accepting waits a moment when the process is out of descriptors.
     private var acceptRetry: Deadline?
     /// Where each client's bytes are read into (one read of at most 4 KiB per wake-up and client).
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
-
-    var clientCount: Int { clients.count }
 
     private final class Client {
         let id: UInt64
@@ -55,24 +82,14 @@ final class ControlSocket: ShowSource {
         }
     }
 
-    /// Serves the socket `listener` listens on (``ControlListener/open(_:)``,
-    /// made early so a socket that cannot be made stops the start), with
-    /// what `reload` and `display` need.
-    init(listener: ControlListener, reload: (any SettingsReloading)?, power: (any DisplayPowerControl)?) throws(SystemCallError) {
+    init(
+        listener: ControlListener, encoder: ScreenshotEncoder, loop: EventLoop, controller: ShowController, commands: ControlCommands
+    ) throws(SystemCallError) {
         self.listener = listener
-        self.reload = reload
-        self.power = power
-        encoder = try ScreenshotEncoder()
-    }
-
-    deinit { encoder.stop() }
-
-    func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        self.encoder = encoder
         self.loop = loop
         self.controller = controller
-        commands = ControlCommands(controller: controller, started: controller.clock(), reload: reload, power: power) { [unowned loop] in
-            loop.wakeUps
-        }
+        self.commands = commands
         listening = try loop.register(listener.descriptor.rawValue, name: "control socket") { [unowned self] _ in
             acceptClients()
         }
@@ -80,7 +97,7 @@ final class ControlSocket: ShowSource {
             screenshotsFinished()
         }
         acceptRetry = loop.deadline(named: "control socket accept") { [unowned self] _ in
-            try? loop.setInterest(.readable, for: listening!)
+            if let listening { try? loop.setInterest(.readable, for: listening) }
         }
         controller.subscribe { [unowned self] event in
             guard let line = event.watchLine else { return }
@@ -128,7 +145,7 @@ final class ControlSocket: ShowSource {
             case .failure(.tooManyOpenFiles), .failure(.tooManyOpenFilesInSystem), .failure(.noBufferSpace), .failure(.noMemory):
                 // Level-triggered, the waiting connection would wake the loop at once
                 // again: stop listening for a moment instead of spinning.
-                try? loop.setInterest([], for: listening!)
+                if let listening { try? loop.setInterest([], for: listening) }
                 acceptRetry?.arm(at: controller.clock() + 0.1)
                 return
             case .failure: return  // EAGAIN: all taken.

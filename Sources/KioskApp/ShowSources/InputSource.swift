@@ -15,27 +15,17 @@ import Glibc
 /// A device that vanishes is closed on its hang-up (a finger on it lets go
 /// of the strip); its trouble is logged at most once a minute.
 final class InputSource: ShowSource {
-    /// Events one device may hand over per wake-up: a flood waits its turn behind the frame.
-    static let eventsPerWakeUp = 512
-    /// Where `auto` looks for devices.
-    static let folder = "/dev/input"
-
     private let settings: InputSettings
     private let keyMap: KeyMap
-    private var rotation: Rotation
-    /// Devices handed over rather than found (the benchmark's piped finger, the tests').
+    private let rotation: Rotation
+    /// Devices handed over rather than found (the benchmark's piped finger,
+    /// the tests'): the show's once it joins, so one unplugged is let go.
     private var given: [any InputDevice]
-    private let log: (LogLine) -> Void
-    private var loop: EventLoop!
-    private var controller: ShowController!
-    private var devices: [String: DeviceInput] = [:]
-    private var watch: FolderWatch?
-    private var watchRegistration: Registration?
-    private var throttle = LogThrottle()
     /// Opens devices: the seat, or `open` itself.
     private let opener: any DeviceOpener
-    /// False while the seat is another session's: no device is opened.
-    private var seatActive = true
+    private let log: (LogLine) -> Void
+    /// The devices in use, once it joins a show.
+    private var devices: InputDeviceSet?
 
     init(settings: InputSettings, keyMap: KeyMap = KeyMap(), rotation: Rotation, devices given: [any InputDevice] = [],
          opener: any DeviceOpener = DirectDeviceOpener(), log: @escaping (LogLine) -> Void) {
@@ -48,6 +38,44 @@ final class InputSource: ShowSource {
     }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        defer { given = [] }
+        devices = InputDeviceSet(
+            settings: settings, keyMap: keyMap, rotation: rotation, given: given, opener: opener, log: log, loop: loop, controller: controller)
+    }
+}
+
+/// The input devices one show reads, on its run loop: found, opened,
+/// read, and followed as they and the seat come and go.
+final class InputDeviceSet {
+    /// Events one device may hand over per wake-up: a flood waits its turn behind the frame.
+    static let eventsPerWakeUp = 512
+    /// Where `auto` looks for devices.
+    static let folder = "/dev/input"
+
+    private let settings: InputSettings
+    private let keyMap: KeyMap
+    private var rotation: Rotation
+    private let log: (LogLine) -> Void
+    private let loop: EventLoop
+    private let controller: ShowController
+    private var devices: [String: DeviceInput] = [:]
+    private var watch: FolderWatch?
+    private var watchRegistration: Registration?
+    private var throttle = LogThrottle()
+    /// Opens devices: the seat, or `open` itself.
+    private let opener: any DeviceOpener
+    /// False while the seat is another session's: no device is opened.
+    private var seatActive = true
+
+    init(
+        settings: InputSettings, keyMap: KeyMap, rotation: Rotation, given: [any InputDevice], opener: any DeviceOpener,
+        log: @escaping (LogLine) -> Void, loop: EventLoop, controller: ShowController
+    ) {
+        self.opener = opener
+        self.settings = settings
+        self.keyMap = keyMap
+        self.rotation = rotation
+        self.log = log
         self.loop = loop
         self.controller = controller
         controller.subscribe { [weak self] event in
@@ -58,8 +86,10 @@ final class InputSource: ShowSource {
             }
         }
         for device in given { adopt(device, explicit: true) }
-        given = []
-        guard settings.devices != [] else { return log("input: \(devices.isEmpty ? "off" : "only the devices handed over")") }
+        guard settings.devices != [] else {
+            log("input: \(devices.isEmpty ? "off" : "only the devices handed over")")
+            return
+        }
         startWatching()
         scan()
         let watching = settings.devices == nil ? Self.folder : "for the configured devices"
@@ -231,6 +261,6 @@ final class InputSource: ShowSource {
     }
 
     private func note(_ key: String, _ line: String) {
-        if throttle.allows(key, at: controller?.clock() ?? MonotonicClock.now()) { log(.warning(line)) }
+        if throttle.allows(key, at: controller.clock()) { log(.warning(line)) }
     }
 }
