@@ -76,9 +76,8 @@ final class ConfigReload: SettingsReloading {
         applied.power.cec = settings.power.cec
         applied.stateDirectory = settings.stateDirectory
 
-        let show = controller.show
         var watcher: FolderWatcher?
-        var listing = FolderListing(entries: show.pictures.pictures.playlist.entries, notes: [])
+        var listing: FolderListing?
         if changed.contains(where: Self.folderSettings.contains), let images = applied.images {
             do { watcher = try FolderWatcher(root: images, settings: applied.folder) } catch {
                 return refuse("cannot read the picture folder \(error)")
@@ -93,7 +92,7 @@ final class ConfigReload: SettingsReloading {
             }
         }
         let assembly: ShowAssembly
-        do { assembly = try ShowAssembly(settings: applied, panel: (screen ?? show.screen).panelSize, listing: listing) } catch {
+        do { assembly = try controller.assembly(for: screen ?? controller.show.screen, settings: applied, listing: listing) } catch {
             watcher?.stop()
             // A setting that does not fit the screen: where it was written, as for a mistake in the file.
             var reason = error.description
@@ -132,10 +131,9 @@ final class ConfigReload: SettingsReloading {
     /// to add to the refusal.
     private func backToTheOldDisplay() -> String {
         do {
-            let screen = try openDisplay!(settings.display)
-            controller.move(to: screen, assembly: try ShowAssembly(
-                settings: settings, panel: screen.panelSize,
-                listing: FolderListing(entries: controller.snapshot.playlist.entries, notes: [])))
+            guard let openDisplay else { return "" }
+            let screen = try openDisplay(settings.display)
+            try controller.move(to: screen, settings: settings)
             return "; back on \(screen.summary)"
         } catch {
             return "; the old display cannot be opened again either (\(error)): retrying it every second"

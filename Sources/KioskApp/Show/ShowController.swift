@@ -58,6 +58,19 @@ final class ShowController {
         publish(.screenChanged)
     }
 
+    /// The same, laid out by `settings` for `screen`, keeping the playlist
+    /// it has: a hotplug's new screen, or the old one back after a reload's
+    /// new one failed. Throws when the layout does not fit the screen.
+    func move(to screen: any ShowScreen, settings: KioskSettings, announce: Bool = true) throws(ShowSetupError) {
+        move(to: screen, assembly: try assembly(for: screen, settings: settings), announce: announce)
+    }
+
+    /// The show laid out by `settings` for `screen`'s panel, with `listing`,
+    /// or the playlist it has now (a new screen does not list the folder again).
+    func assembly(for screen: any ShowScreen, settings: KioskSettings, listing: FolderListing? = nil) throws(ShowSetupError) -> ShowAssembly {
+        try ShowAssembly(settings: settings, panel: screen.panelSize, listing: listing ?? FolderListing(entries: snapshot.playlist.entries, notes: []))
+    }
+
     /// New settings or a new folder listing (a reload), the show keeping its place.
     func reassemble(_ assembly: ShowAssembly) {
         commandsPerformed += 1

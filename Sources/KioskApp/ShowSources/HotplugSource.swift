@@ -59,12 +59,9 @@ final class HotplugSource: ShowSource {
             case .disconnected(let why):
                 controller.displayDisconnected(why: why)
             case .screen(let output):
-                let listing = FolderListing(entries: show.playlist.entries, notes: [])
                 let wasDisconnected = show.panel == .disconnected
                 do {
-                    controller.move(
-                        to: output, assembly: try ShowAssembly(settings: current, panel: output.panelSize, listing: listing),
-                        announce: false)
+                    try controller.move(to: output, settings: current, announce: false)
                     // Coming back is logged by the show (``ShowEvent/panelChanged(_:why:)``).
                     if !wasDisconnected { log("showing on \(output.summary), rotation \(current.display.rotation.rawValue) (the screen changed)") }
                 } catch {
