@@ -108,7 +108,10 @@ let package = Package(
 
         .executableTarget(
             name: "kioskd",
-            dependencies: ["KioskApp", "LinuxPlatform", "ServiceManager", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "KioskApp", "KioskCore", "ImageCodecs", "DRMOutput", "LinuxPlatform", "ServiceManager",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "kioskctl",
             dependencies: ["ControlClient", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -116,7 +119,8 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux", "InputDevices", "SystemCalls", "LinuxPlatform",
+                "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux", "InputDevices",
+                "SystemCalls", "LinuxPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).
@@ -126,13 +130,13 @@ let package = Package(
         // The fuzz targets: control clients and config files (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
         .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile"]),
         // Regenerates demo/images (committed); not part of the product.
-        .executableTarget(name: "make-demo-images", dependencies: ["KioskRendering", "ImageCodecs"]),
+        .executableTarget(name: "make-demo-images", dependencies: ["KioskCore", "KioskRendering", "ImageCodecs"]),
 
         .testTarget(
             name: "KioskCoreTests",
             dependencies: ["KioskCore", .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "SystemCalls"]),
+        .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
         // What several test targets share (pipes that close once); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -140,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
-                "KioskApp", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient", "InputDevices", "LinuxPlatform",
+                "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
+                "InputDevices", "LinuxPlatform",
                 "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ],

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Package.swift says what each target uses: a module imported but not
+/// declared builds only by luck (another target built it first), and
+/// breaks a clean build of that target alone.
+@Suite struct PackageManifestTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Each target's name, kind, folder and declared dependencies, read from the manifest's text.
+    func targets() throws -> [(name: String, kind: String, dependencies: Set<String>)] {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declaration = try Regex(#"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
+        let starts = manifest.matches(of: declaration)
+        return starts.enumerated().map { index, match in
+            let end = index + 1 < starts.count ? starts[index + 1].range.lowerBound : manifest.endIndex
+            let body = String(manifest[match.range.upperBound..<end])
+            let kind = String(match.output[1].substring ?? ""), name = String(match.output[2].substring ?? "")
+            var dependencies: Set<String> = []
+            if let list = body.range(of: "dependencies:") {
+                for quoted in body[list.upperBound...].matches(of: #/"([A-Za-z]+)"/#) { dependencies.insert(String(quoted.output.1)) }
+            }
+            return (name, kind, dependencies)
+        }
+    }
+
+    @Test func everyModuleATargetImportsIsDeclared() throws {
+        let targets = try targets()
+        let modules = Set(targets.map(\.name)).union(["ArgumentParser", "PropertyBased"])
+        var undeclared: [String] = []
+        var checked = 0
+        for target in targets where target.kind != "systemLibrary" {
+            let folder = target.name == "TestSupport" ? "Tests/TestSupport" : (target.kind == "testTarget" ? "Tests/" : "Sources/") + target.name
+            let directory = Self.root.appendingPathComponent(folder)
+            guard let files = FileManager.default.enumerator(atPath: directory.path) else { continue }
+            checked += 1
+            var imported: Set<String> = []
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    if let match = line.wholeMatch(of: #/\s*(?:@testable )?import (\w+)/#) { imported.insert(String(match.output.1)) }
+                }
+            }
+            let missing = imported.intersection(modules).subtracting(target.dependencies).subtracting([target.name])
+            if !missing.isEmpty { undeclared.append("\(target.name) imports \(missing.sorted().joined(separator: ", "))") }
+        }
+        #expect(checked >= 20)
+        #expect(undeclared.isEmpty, "declare these in Package.swift:\n\(undeclared.joined(separator: "\n"))")
+    }
+}
