@@ -114,7 +114,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "kioskctl",
-            dependencies: ["ControlClient", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["ControlClient", "KioskCore", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The benchmark command (`make bench`): decode speed and peak memory.
         .executableTarget(
             name: "kioskd-bench",

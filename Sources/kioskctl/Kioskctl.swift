@@ -1,7 +1,17 @@
 import ArgumentParser
 import ControlClient
-import Foundation
 import KioskCore
+import SystemCalls
+// JSONDecoder for kioskd's replies: FoundationEssentials, which
+// swift-argument-parser links already; Foundation (and ICU with it) not.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `kioskctl`: drives a running kioskd through its control socket. Each
 /// subcommand is one line of the protocol (README, "Control socket").
@@ -63,41 +73,45 @@ struct ConnectionOptions: ParsableArguments {
 
     /// Sends `command`; returns the reply if it is a success, else exits 1 with kioskd's reason.
     @discardableResult
-    func request(_ command: String, on connection: ControlConnection? = nil) -> [String: Any] {
+    func request(_ command: String, on connection: ControlConnection? = nil) -> JSONObject {
         let connection = connection ?? connect()
         let line: [UInt8]
         do { line = try connection.request(command) } catch { unreachable(error) }
         if json { print(String(decoding: line, as: UTF8.self)) }
         let reply = parseReply(line)
-        guard reply["ok"] as? Bool == true else {
-            if !json { complain(reply["error"] as? String ?? "kioskd refused") }
-            Foundation.exit(1)
+        guard reply["ok"]?.bool == true else {
+            if !json { complain(reply["error"]?.string ?? "kioskd refused") }
+            quit(1)
         }
         return reply
     }
 }
 
-func parseReply(_ line: [UInt8]) -> [String: Any] {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+func parseReply(_ line: [UInt8]) -> JSONObject {
+    guard let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(line)))?.object else {
         complain("kioskd sent something that is not a JSON object: \(String(decoding: line.prefix(200), as: UTF8.self))")
-        Foundation.exit(2)
+        quit(2)
     }
     return object
 }
 
 func complain(_ message: String) {
-    FileHandle.standardError.write(Data("kioskctl: \(message)\n".utf8))
+    let line = Array("kioskctl: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
+
+/// Ends kioskctl with `status` (what was printed is flushed first).
+func quit(_ status: Int32) -> Never { Glibc.exit(status) }
 
 func unreachable(_ error: ControlClientError) -> Never {
     complain(error.description)
-    Foundation.exit(2)
+    quit(2)
 }
 
 /// "picture 3: 04.jpg" for a reply or event with `index` and `file`.
-func pictureLine(_ object: [String: Any]) -> String {
-    guard let index = object["index"] as? Int else { return "no picture (the playlist is empty)" }
-    return "picture \(index): \(object["file"] as? String ?? "?")"
+func pictureLine(_ object: JSONObject) -> String {
+    guard let index = object["index"]?.int else { return "no picture (the playlist is empty)" }
+    return "picture \(index): \(object["file"]?.string ?? "?")"
 }
 
 struct Next: ParsableCommand {
@@ -167,9 +181,9 @@ struct Reload: ParsableCommand {
     func run() {
         let reply = options.request("reload")
         guard !options.json else { return }
-        let changed = reply["changed"] as? [String] ?? []
+        let changed = reply["changed"]?.strings ?? []
         print(changed.isEmpty ? "reloaded: nothing changed" : "reloaded: " + changed.joined(separator: ", "))
-        if let restart = reply["restart_needed"] as? [String], !restart.isEmpty {
+        if let restart = reply["restart_needed"]?.strings, !restart.isEmpty {
             print("takes effect when kioskd restarts: " + restart.joined(separator: ", "))
         }
     }
@@ -184,7 +198,7 @@ struct Display: ParsableCommand {
     func run() {
         let reply = options.request("display \(state.rawValue)")
         if !options.json {
-            print("display \(reply["panel"] as? String ?? "?") (asked: \(reply["display_power"] as? String ?? "?"))")
+            print("display \(reply["panel"]?.string ?? "?") (asked: \(reply["display_power"]?.string ?? "?"))")
         }
     }
 }
@@ -198,23 +212,30 @@ struct Status: ParsableCommand {
     func run() {
         let reply = options.request("status")
         guard !options.json else { return }
-        let display = reply["display"] as? [String: Any] ?? [:]
-        let screen = display["driver"] as? String == "headless"
-            ? "headless \(display["size"] as? String ?? "")"
-            : ["driver", "connector", "mode"].compactMap { display[$0] as? String }.joined(separator: " ")
-        let state = (reply["paused"] as? Bool == true ? "paused" : "playing")
-            + (reply["moving"] as? Bool == true ? ", sliding" : ", at rest")
-        func number(_ key: String) -> String { (reply[key] as? NSNumber).map { "\($0)" } ?? "?" }
+        let display = reply["display"]?.object ?? [:]
+        let screen = display["driver"]?.string == "headless"
+            ? "headless \(display["size"]?.string ?? "")"
+            : ["driver", "connector", "mode"].compactMap { display[$0]?.string }.joined(separator: " ")
+        let state = (reply["paused"]?.bool == true ? "paused" : "playing")
+            + (reply["moving"]?.bool == true ? ", sliding" : ", at rest")
+        func number(_ key: String) -> String {
+            switch reply[key] {
+            case .int(let value)?: "\(value)"
+            case .double(let value)?: "\(value)"
+            default: "?"
+            }
+        }
         func mebibytes(_ key: String) -> String {
-            String(format: "%.1f MiB", (reply[key] as? Double ?? 0) / 1_048_576)
+            let tenths = Int(((reply[key]?.number ?? 0) / 1_048_576 * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10) MiB"
         }
         print("""
-            picture   \(number("index")) of \(number("count")): \(reply["file"] as? String ?? "none") (strip at \(number("position")))
+            picture   \(number("index")) of \(number("count")): \(reply["file"]?.string ?? "none") (strip at \(number("position")))
             state     \(state); a slide every \(number("interval")) s, each \(number("transition")) s
-            display   \(screen); \(reply["panel"] as? String ?? "?") (asked: \(reply["display_power"] as? String ?? "?"))
+            display   \(screen); \(reply["panel"]?.string ?? "?") (asked: \(reply["display_power"]?.string ?? "?"))
             running   \(number("uptime_s")) s: \(number("frames_shown")) frames shown, \(number("refreshes_missed")) refreshes missed, \(number("slides")) slides
             cache     \(mebibytes("cache_bytes")) of \(mebibytes("cache_budget_bytes"))
-            version   \(reply["version"] as? String ?? "?")
+            version   \(reply["version"]?.string ?? "?")
             """)
     }
 }
@@ -228,21 +249,32 @@ struct Screenshot: ParsableCommand {
     func run() {
         let connection = options.connect()
         let reply = options.request("screenshot", on: connection)
-        guard let count = reply["png_bytes"] as? Int, count >= 0 else {
+        guard let count = reply["png_bytes"]?.int, count >= 0 else {
             complain("kioskd's screenshot reply has no png_bytes")
-            Foundation.exit(2)
+            quit(2)
         }
         let png: [UInt8]
         do { png = try connection.read(count: count) } catch { unreachable(error) }
-        do {
-            try Data(png).write(to: URL(fileURLWithPath: file))
-        } catch {
-            complain("cannot write \(file): \(error.localizedDescription)")
-            Foundation.exit(1)
+        do { try save(png, to: file) } catch {
+            complain("cannot write \(file): \(error.reason)")
+            quit(1)
         }
         if !options.json {
-            print("saved \(file): \(reply["width"] as? Int ?? 0)x\(reply["height"] as? Int ?? 0), \(count) bytes, \(pictureLine(reply))")
+            print("saved \(file): \(reply["width"]?.int ?? 0)x\(reply["height"]?.int ?? 0), \(count) bytes, \(pictureLine(reply))")
         }
+    }
+
+    /// Writes `bytes` to `path` (made, or emptied first), as the user who runs kioskctl.
+    private func save(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
+        let file = try FileDescriptor(opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+        var written = 0
+        while written < bytes.count {
+            let wrote = bytes.withUnsafeBytes { all in
+                Result { () throws(SystemCallError) in try file.write(from: all.baseAddress! + written, count: all.count - written) }
+            }
+            written += try wrote.get()
+        }
+        try file.close()
     }
 }
 
@@ -255,8 +287,12 @@ struct Watch: ParsableCommand {
         let connection = options.connect()
         options.request("watch", on: connection)
         connection.timeout = nil
-        // Each event at once, also into a pipe (FileHandle writes unbuffered).
-        func show(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+        // Each event at once, also into a pipe (where standard output is buffered).
+        fflush(nil)
+        func show(_ text: String) {
+            let line = Array((text + "\n").utf8)
+            _ = line.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        }
         while true {
             let line: [UInt8]
             do { line = try connection.readLine() } catch { unreachable(error) }
@@ -265,16 +301,16 @@ struct Watch: ParsableCommand {
                 continue
             }
             let event = parseReply(line)
-            switch event["event"] as? String {
+            switch event["event"]?.string {
             case "picture": show(pictureLine(event))
             case "pause": show("paused")
             case "resume": show("resumed")
-            case "playlist": show("playlist: \(event["count"] as? Int ?? 0) pictures")
+            case "playlist": show("playlist: \(event["count"]?.int ?? 0) pictures")
             case "folder_gone": show("picture folder gone")
-            case "folder_back": show("picture folder back: \(event["count"] as? Int ?? 0) pictures")
-            case "display_lost": show("display lost: \(event["reason"] as? String ?? "")")
+            case "folder_back": show("picture folder back: \(event["count"]?.int ?? 0) pictures")
+            case "display_lost": show("display lost: \(event["reason"]?.string ?? "")")
             case "display_back": show("display back")
-            case "panel": show("panel \(event["panel"] as? String ?? "?")")
+            case "panel": show("panel \(event["panel"]?.string ?? "?")")
             default: show(String(decoding: line, as: UTF8.self))
             }
         }
