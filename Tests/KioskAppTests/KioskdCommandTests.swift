@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodecs
+import Synchronization
 import KioskCore
 import KioskRendering
 import Testing
@@ -14,11 +15,41 @@ func kioskctl(_ arguments: [String], as user: String? = nil) throws -> (status: 
     try runBuilt("kioskctl", arguments, as: user)
 }
 
+/// The built executable `name` (it sits beside the test bundle in the build folder).
+func builtExecutable(_ name: String) throws -> String {
+    URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        .deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+/// A copy of the file or folder at `path` that every user can read (and
+/// run), for the tests that run a program as another user: the clone may
+/// live where only its owner can enter (`mktemp -d` makes such a folder),
+/// and what such a test checks must not depend on that. One copy per run.
+func readableByEveryone(_ path: String) throws -> String {
+    try sharedCopies.withLock { copies in
+        if let copy = copies[path] { return copy }
+        let folder = NSTemporaryDirectory() + "kioskd-shared-" + UUID().uuidString
+        let copy = folder + "/" + URL(fileURLWithPath: path).lastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        var isFolder: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: copy, isDirectory: &isFolder)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
+        if isFolder.boolValue {
+            for name in try FileManager.default.contentsOfDirectory(atPath: copy) {
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy + "/" + name)
+            }
+        }
+        copies[path] = copy
+        return copy
+    }
+}
+
+private let sharedCopies = Mutex<[String: String]>([:])
+
 /// Runs one of the built executables and collects its output and exit status.
 func runBuilt(_ name: String, _ arguments: [String], as user: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
-    let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        .deletingLastPathComponent()
-    let binary = buildFolder.appendingPathComponent(name).path
+    let binary = user == nil ? try builtExecutable(name) : try readableByEveryone(try builtExecutable(name))
     let process = Process()
     if let user {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -184,11 +215,11 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             let folder = NSTemporaryDirectory() + "kioskd-test-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             socket = arguments.firstIndex(of: "--socket").map { arguments[$0 + 1] } ?? folder + "/control.sock"
-            let buildFolder = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                .deletingLastPathComponent()
-            let binary = buildFolder.appendingPathComponent("kioskd").path
+            // Another user runs copies it can read wherever the clone lives.
+            let binary = user == nil ? try builtExecutable("kioskd") : try readableByEveryone(try builtExecutable("kioskd"))
+            let images = user == nil ? demoImages : try readableByEveryone(demoImages)
             let kioskdArguments = ["--display", "headless", "--size", "320x180", "--verbose"]
-                + (arguments.contains("--images") || arguments.contains("--config") ? [] : ["--images", demoImages])
+                + (arguments.contains("--images") || arguments.contains("--config") ? [] : ["--images", images])
                 + (arguments.contains("--socket") ? [] : ["--socket", socket])
                 // The machine's own state directory is never the tests' (a run would resume where another left off).
                 + (arguments.contains("--state-dir") || arguments.contains("--config") ? [] : ["--state-dir", "none"]) + arguments
