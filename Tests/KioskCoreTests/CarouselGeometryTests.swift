@@ -1,5 +1,7 @@
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 /// A 1920x1080 screen with the default 70% slots and 2% gaps: w = 1344,

@@ -1,5 +1,7 @@
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 private func parse(_ line: String) -> Result<ControlRequest, ControlRequestError> {

@@ -1,6 +1,8 @@
 import Foundation
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 /// The replies a session queued, as lines (a screenshot's PNG is not a line: tests that make one read it apart).

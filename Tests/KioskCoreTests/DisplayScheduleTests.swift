@@ -1,6 +1,8 @@
 import Foundation
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 /// Unix seconds of a wall-clock time in `zone` (Foundation's calendar, independent of the schedule's own arithmetic).

@@ -1,5 +1,7 @@
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 /// A file name that sorts at `rank` (a two-digit prefix) and takes `side` in a pair.

@@ -1,5 +1,7 @@
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 /// The part of a photo a zoomed picture shows, in whole pixels, upright and as stored.

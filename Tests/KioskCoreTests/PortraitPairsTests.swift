@@ -1,5 +1,7 @@
 import KioskCore
+#if canImport(PropertyBased)
 import PropertyBased
+#endif
 import Testing
 
 /// `portrait_pairs`: which consecutive portraits share a slot, and at what size.
