@@ -144,11 +144,12 @@ let package = Package(
 
         .testTarget(
             name: "KioskCoreTests",
-            dependencies: ["KioskCore"] + propertyBased.product),
+            dependencies: ["KioskCore", "TestSupport"] + propertyBased.product),
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
-        // What several test targets share (pipes that close once); tests only.
+        // What several test targets share (pipes that close once, a thrown error
+        // checked on Swift 6.0 too); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LinuxPlatformTests", dependencies: ["LinuxPlatform", "SystemCalls", "CLinux", "TestSupport"]),
         .testTarget(

@@ -45,10 +45,10 @@ public enum GeneratedPictures {
         func u32(_ v: UInt32) -> [UInt8] {
             bigEndian ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16))
         }
-        let tiff = (bigEndian ? Array("MM".utf8) : Array("II".utf8)) + u16(42) + u32(8)
-            + u16(1)                                   // one entry
-            + u16(0x0112) + u16(3) + u32(1) + u16(value) + u16(0)
-            + u32(0)                                   // no next IFD
+        var tiff = (bigEndian ? Array("MM".utf8) : Array("II".utf8)) + u16(42) + u32(8)
+        tiff += u16(1)                                 // one entry
+        tiff += u16(0x0112) + u16(3) + u32(1) + u16(value) + u16(0)
+        tiff += u32(0)                                 // no next IFD
         let payload = Array("Exif".utf8) + [0, 0] + tiff
         let length = UInt16(payload.count + 2)
         return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload

@@ -115,10 +115,14 @@ public enum JPEGCodec {
         _ jpeg: [UInt8], path: String, fittedTo fitted: PixelSize, turning orientation: ImageOrientation, maximumPixels: Int
     ) throws(ImageFileError) -> RasterImage {
         _ = try size(of: jpeg, path: path)
-        return try jpeg.withUnsafeBufferPointer { (data) throws(ImageFileError) -> RasterImage in
-            try RowReader(path: path) { kiosk_jpeg_rows_open(data.baseAddress, UInt(data.count), &$0, &$1, &$2, $3) }
-                .decode(fittedTo: { _ in fitted }, turning: orientation, maximumPixels: maximumPixels)
+        // The closure's typed error comes back through a Result: Swift 6.0's withUnsafeBufferPointer rethrows untyped.
+        let decoded = jpeg.withUnsafeBufferPointer { data in
+            Result { () throws(ImageFileError) -> RasterImage in
+                try RowReader(path: path) { kiosk_jpeg_rows_open(data.baseAddress, UInt(data.count), &$0, &$1, &$2, $3) }
+                    .decode(fittedTo: { _ in fitted }, turning: orientation, maximumPixels: maximumPixels)
+            }
         }
+        return try decoded.get()
     }
 
     /// The same, read from `file` as it is decoded (libjpeg's stdio

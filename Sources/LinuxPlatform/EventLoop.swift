@@ -191,7 +191,8 @@ public final class EventLoop {
     public func runOnce() throws(SystemCallError) {
         try timer.arm(at: nextDeadline)
         let count: Int32
-        switch valueOrErrno(retryOnInterrupt: false, { epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1) }) {
+        let buffer = events
+        switch valueOrErrno(retryOnInterrupt: false, { epoll_wait(epoll.rawValue, buffer.baseAddress!, Int32(buffer.count), -1) }) {
         case .success(let ready): count = ready
         case .failure(.interrupted): return   // a signal: back to the caller's loop, which checks whether to stop
         case .failure(let failure): throw SystemCallError("epoll_wait", errno: failure.rawValue)

@@ -131,7 +131,7 @@ extension Seat: DeviceOpener {
 
 /// Why the seat could not be had.
 public struct SeatError: Error, CustomStringConvertible {
-    public enum Kind {
+    public enum Kind: Sendable {
         /// No backend worked: no seatd, no logind session, and not root.
         case noSeatManager(errno: Int32, said: [String])
         /// The seat exists but another session has it.

@@ -33,9 +33,9 @@ let quadrants: RasterImage = {
     }
 
     @Test func noTagOrANonsenseValueMeansUpright() throws {
-        #expect(EXIFOrientation.read(try JPEGCodec.encode(quadrants)) == .upright)
-        #expect(EXIFOrientation.read(try cameraJPEG(quadrants, orientation: 9)) == .upright)
-        #expect(EXIFOrientation.read(try cameraJPEG(quadrants, orientation: 0)) == .upright)
+        #expect(try EXIFOrientation.read(JPEGCodec.encode(quadrants)) == .upright)
+        #expect(try EXIFOrientation.read(cameraJPEG(quadrants, orientation: 9)) == .upright)
+        #expect(try EXIFOrientation.read(cameraJPEG(quadrants, orientation: 0)) == .upright)
         #expect(EXIFOrientation.read([0xFF, 0xD8, 0xFF, 0xE1, 0x00]) == .upright)
     }
 

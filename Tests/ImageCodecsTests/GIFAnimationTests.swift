@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// Animated GIFs frame by frame: composed as browsers compose them, at the slot's size, looping.
@@ -127,7 +128,7 @@ import Testing
         let animation = try GIFAnimation(bytes: cut, path: "cut.gif", background: grey, fittedTo: nil, maximumPixels: 1 << 20)
         _ = try animation.decodeNext()
         _ = try animation.decodeNext()
-        let error = #expect(throws: ImageFileError.self) { try animation.decodeNext() }
+        let error = expectError(ImageFileError.self) { try animation.decodeNext() }
         #expect(error.map { "\($0)" }?.hasPrefix("cut.gif: cannot decode: GIF: ") == true, "\(String(describing: error))")
         // Every prefix and mangled copy: frames or errors, never a crash.
         for length in stride(from: 0, to: gif.count, by: 3) {

@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// GIFs through giflib: still ones show as pictures, broken ones are refused with one line.
@@ -33,7 +34,7 @@ import Testing
         #expect(GIFCodec.rowOrder(height: 8, interlaced: true) == [0, 4, 2, 6, 1, 3, 5, 7])
         #expect(GIFCodec.rowOrder(height: 3, interlaced: true) == [0, 2, 1])
         #expect(stripes(interlaced: true) != stripes())
-        #expect(try decode(stripes(interlaced: true)).pixels == (try decode(stripes())).pixels)
+        #expect(try decode(stripes(interlaced: true)).pixels == (decode(stripes())).pixels)
     }
 
     /// The transparent index shows the kiosk's background, as browsers show the page.
@@ -59,14 +60,14 @@ import Testing
     /// Cut short, mangled, or claiming a huge screen: one clear error each, never a crash.
     @Test func brokenGIFsAreRefusedWithAReason() throws {
         let gif = stripes()
-        let truncated = #expect(throws: ImageFileError.self) { try decode(Array(gif.prefix(gif.count / 2))) }
+        let truncated = expectError(ImageFileError.self) { try decode(Array(gif.prefix(gif.count / 2))) }
         #expect(truncated.map { "\($0)" }?.hasPrefix("t.gif: ") == true, "\(String(describing: truncated))")
-        let headerOnly = #expect(throws: ImageFileError.self) { try decode(Array(gif.prefix(13))) }
+        let headerOnly = expectError(ImageFileError.self) { try decode(Array(gif.prefix(13))) }
         #expect(headerOnly != nil)
         // A logical screen of 65535x65535 in a 20-byte file: refused before allocating.
         var huge = gif
         huge[6] = 0xFF; huge[7] = 0xFF; huge[8] = 0xFF; huge[9] = 0xFF
-        let tooLarge = #expect(throws: ImageFileError.self) { try decode(huge) }
+        let tooLarge = expectError(ImageFileError.self) { try decode(huge) }
         #expect(tooLarge?.reason == .tooLarge(PixelSize(width: 65535, height: 65535)))
         // Every prefix and many mangled copies: errors or pictures, nothing else.
         for length in 0..<gif.count { _ = try? decode(Array(gif.prefix(length))) }

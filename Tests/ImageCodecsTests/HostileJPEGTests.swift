@@ -2,6 +2,7 @@ import Foundation
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// The offset of the first start-of-frame segment (FFC0..FFC2) in a JPEG.
@@ -31,7 +32,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
 
     @Test func aHeaderClaiming65535SquaredIsRefusedByTheLibrary() throws {
         let folder = try ScratchFolder()
-        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("huge.jpg", claimingSize(65535)), fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load(folder.write("huge.jpg", claimingSize(65535)), fittedTo: slot) }
         #expect(error?.reason == .corrupt("Maximum supported image dimension is 65500 pixels"))
     }
 
@@ -39,7 +40,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
     /// scale: refused before anything is allocated.
     @Test func aHeaderClaiming65500SquaredIsRefusedBeforeAllocating() throws {
         let folder = try ScratchFolder()
-        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("huge.jpg", claimingSize(65500)), fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load(folder.write("huge.jpg", claimingSize(65500)), fittedTo: slot) }
         #expect(error?.reason == .tooLarge(PixelSize(width: 65500, height: 65500)))
         #expect(error?.description.hasSuffix("huge.jpg: the picture is too large to decode (65500x65500 pixels)") == true)
     }
@@ -52,7 +53,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         jpeg[sof + 1] = 0xC1    // extended sequential, which allows 12-bit
         jpeg[sof + 4] = 12      // sample precision
         let folder = try ScratchFolder()
-        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("medical.jpg", jpeg), fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load(folder.write("medical.jpg", jpeg), fittedTo: slot) }
         guard case .corrupt(let message)? = error?.reason else {
             Issue.record("expected the decoder's refusal, got \(String(describing: error))")
             return
@@ -111,7 +112,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
     /// rather than shown with a grey bottom half.
     @Test func aTruncatedFileIsRefusedAsPrematureEnd() throws {
         let whole = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 640, height: 480)))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try PictureLoader(background: .black).load(bytes: Array(whole.prefix(whole.count / 2)), path: "half.jpg", fittedTo: slot)
         }
         #expect(error?.description == "half.jpg: cannot decode: Premature end of JPEG file")
@@ -164,7 +165,7 @@ func startOfFrame(_ jpeg: [UInt8]) -> Int? {
         let folder = try ScratchFolder()
         let whole = try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 640, height: 480)))
         let path = try folder.write("half.jpg", Array(whole.prefix(whole.count / 2)))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try loader.loadRegion(path, region: PictureRegion(left: 0, top: 0.6, right: 0.5, bottom: 1), at: PixelSize(width: 320, height: 192))
         }
         #expect(error?.description == "\(path): cannot decode: Premature end of JPEG file")

@@ -3,6 +3,7 @@ import ImageCodecs
 import KioskCore
 import KioskRendering
 import SystemCalls
+import TestSupport
 import Testing
 
 /// A fresh folder under the system's temporary directory, removed afterwards.
@@ -84,7 +85,7 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
 
     @Test func decodingRowByRowRefusesHugePicturesBeforeDecoding() throws {
         let jpeg = try JPEGCodec.encode(solid(64, 64, 0x808080))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try JPEGCodec.decode(jpeg, path: "big.jpg", fittedTo: PixelSize(width: 64, height: 64), turning: .upright, maximumPixels: 64 * 63)
         }
         #expect(error?.reason == .tooLarge(PixelSize(width: 64, height: 64)))
@@ -92,7 +93,7 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
 
     @Test func refusesHugePicturesBeforeAllocating() throws {
         let jpeg = try JPEGCodec.encode(solid(64, 64, 0x808080))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try JPEGCodec.decode(jpeg, path: "big.jpg", minimumSize: nil, maximumPixels: 64 * 63)
         }
         #expect(error?.reason == .tooLarge(PixelSize(width: 64, height: 64)))
@@ -110,7 +111,7 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
 
     @Test func refusesHugePicturesBeforeAllocating() throws {
         let png = try PNGCodec.encode(solid(100, 100, 0))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try PNGCodec.decode(png, path: "big.png", background: .black, maximumPixels: 9_999)
         }
         #expect(error?.reason == .tooLarge(PixelSize(width: 100, height: 100)))
@@ -137,7 +138,7 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
 
     @Test func anEmptyFileIsReportedAsEmpty() throws {
         let folder = try ScratchFolder()
-        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("empty.jpg", []), fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load(folder.write("empty.jpg", []), fittedTo: slot) }
         #expect(error?.reason == .empty)
         #expect(error?.description.hasSuffix("empty.jpg: the file is empty") == true)
     }
@@ -146,7 +147,7 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         let folder = try ScratchFolder()
         var generator = SystemRandomNumberGenerator()
         let noise = (0..<4096).map { _ in UInt8.random(in: 1...255, using: &generator) }
-        let error = #expect(throws: ImageFileError.self) { try loader.load(folder.write("noise.jpg", noise), fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load(folder.write("noise.jpg", noise), fittedTo: slot) }
         #expect(error?.reason == .notAnImage)
     }
 
@@ -154,7 +155,7 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         let folder = try ScratchFolder()
         let whole = try JPEGCodec.encode(solid(640, 480, 0xE02828))
         let path = try folder.write("half-copied.jpg", Array(whole.prefix(whole.count / 2)))
-        let error = #expect(throws: ImageFileError.self) { try loader.load(path, fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load(path, fittedTo: slot) }
         guard case .corrupt(let message)? = error?.reason else {
             Issue.record("expected a decoder error, got \(String(describing: error))")
             return
@@ -172,10 +173,10 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         let folder = try ScratchFolder()
         let photo = GeneratedPictures.photo(PixelSize(width: 1200, height: 800), variant: 5)
         let plain = try JPEGCodec.encode(photo, quality: 90, kind: kind)
-        let turned = Array(plain.prefix(2)) + exifSegment(orientation: 6) + plain.dropFirst(2)
+        let turned = Array(plain.prefix(2)) + exifSegment(orientation: 6) + Array(plain.dropFirst(2))
         // An APP2 segment of 300 KB before the frame: the header is past the first read.
         let padding = (0..<5).flatMap { _ in [0xFF, 0xE2, 0xFF, 0xF0] + [UInt8](repeating: 0x41, count: 0xFFEE) }
-        let late = Array(plain.prefix(2)) + padding + plain.dropFirst(2)
+        let late = Array(plain.prefix(2)) + padding + Array(plain.dropFirst(2))
         let files = [("plain.jpg", plain), ("turned.jpg", turned), ("late-header.jpg", late),
                      ("cut.jpg", Array(plain.prefix(plain.count * 2 / 3))), ("cut-header.jpg", Array(plain.prefix(100)))]
         for (name, bytes) in files {
@@ -200,14 +201,14 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
     @Test func aJPEGCutInsideItsHeaderIsRefused() throws {
         let folder = try ScratchFolder()
         let whole = try JPEGCodec.encode(solid(64, 64, 0xE02828))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try loader.load(folder.write("stub.jpg", Array(whole.prefix(40))), fittedTo: slot)
         }
         #expect(error != nil)
     }
 
     @Test func aMissingFileNamesTheCallAndErrno() throws {
-        let error = #expect(throws: ImageFileError.self) { try loader.load("/nonexistent/kioskd/x.jpg", fittedTo: slot) }
+        let error = expectError(ImageFileError.self) { try loader.load("/nonexistent/kioskd/x.jpg", fittedTo: slot) }
         #expect(error?.reason == .system(SystemCallError("open", errno: ENOENT)))
         #expect(error?.description.contains("No such file or directory") == true)
     }

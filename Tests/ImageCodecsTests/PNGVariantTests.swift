@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// Every kind of PNG a kiosk folder sees, each made here with libspng's
@@ -76,7 +77,7 @@ import Testing
         let size = PixelSize(width: 3000, height: 3000)   // 9 Mpx: over the 8 Mpx bound
         let png = try PNGCodec.encode(
             samples: [UInt8](repeating: 9, count: size.pixelCount), size: size, colourType: .grayscale, interlaced: true)
-        let error = #expect(throws: ImageFileError.self) { try decode(png) }
+        let error = expectError(ImageFileError.self) { try decode(png) }
         #expect(error?.reason == .tooLarge(size))
     }
 
@@ -101,7 +102,7 @@ import Testing
 
     @Test func aTruncatedPNGIsAClearError() throws {
         let png = try PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 200, height: 150)))
-        let error = #expect(throws: ImageFileError.self) {
+        let error = expectError(ImageFileError.self) {
             try PNGCodec.decode(Array(png.prefix(png.count / 2)), path: "cut.png", background: grey,
                                 minimumSize: PixelSize(width: 50, height: 50), maximumPixels: 1 << 20)
         }

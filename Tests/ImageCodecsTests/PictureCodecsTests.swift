@@ -2,6 +2,7 @@ import ImageCodecs
 import KioskCore
 import KioskRendering
 import SystemCalls
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -72,8 +73,9 @@ enum PPMCodec: PictureCodec {
     private static func decodeWhole(_ bytes: [UInt8], path: String) throws(ImageFileError) -> RasterImage {
         let (size, rgb) = try parse(bytes, path: path)
         let start = rgb.startIndex
-        let pixels = (0..<size.pixelCount).map { i in
-            UInt32(rgb[start + 3 * i]) << 16 | UInt32(rgb[start + 3 * i + 1]) << 8 | UInt32(rgb[start + 3 * i + 2])
+        let pixels = (0..<size.pixelCount).map { i -> UInt32 in
+            let red = UInt32(rgb[start + 3 * i]), green = UInt32(rgb[start + 3 * i + 1]), blue = UInt32(rgb[start + 3 * i + 2])
+            return red << 16 | green << 8 | blue
         }
         return RasterImage(size: size, pixels: pixels)
     }
@@ -115,7 +117,7 @@ enum PPMCodec: PictureCodec {
         #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png and .gif")
         let folder = try ScratchFolder()
         let text = try folder.write("notes.jpg", Array("shopping list".utf8))
-        let error = #expect(throws: ImageFileError.self) { try PictureLoader(background: .black).load(text, fittedTo: PixelSize(width: 64, height: 64)) }
+        let error = expectError(ImageFileError.self) { try PictureLoader(background: .black).load(text, fittedTo: PixelSize(width: 64, height: 64)) }
         #expect(error?.description == "\(text): not a JPEG, PNG or GIF file")
     }
 
@@ -166,7 +168,7 @@ enum PPMCodec: PictureCodec {
         let right = try PPMCodec.decodeRegion(bytes: ppm, path: path, region: PictureRegion(left: 0.5, top: 0, right: 1, bottom: 1), at: PixelSize(width: 2, height: 2), options: options)
         #expect(right.pixels.allSatisfy { $0 == 0x0000FF })
         let cut = Array(ppm.prefix(20))
-        let error = #expect(throws: ImageFileError.self) { try PPMCodec.decode(bytes: cut, path: "cut.ppm", fittedTo: PixelSize(width: 8, height: 8), options: options) }
+        let error = expectError(ImageFileError.self) { try PPMCodec.decode(bytes: cut, path: "cut.ppm", fittedTo: PixelSize(width: 8, height: 8), options: options) }
         #expect(error?.description == "cut.ppm: cannot decode: the pixels are cut short")
     }
 
@@ -175,7 +177,7 @@ enum PPMCodec: PictureCodec {
         let folder = try ScratchFolder()
         let png = try folder.write("still.png", try PNGCodec.encode(solid(16, 8, 0x3060C0)))
         let loader = PictureLoader(background: .black)
-        let error = #expect(throws: ImageFileError.self) { try loader.openAnimation(png, fittedTo: PixelSize(width: 8, height: 8)) }
+        let error = expectError(ImageFileError.self) { try loader.openAnimation(png, fittedTo: PixelSize(width: 8, height: 8)) }
         #expect(error?.description == "\(png): the picture has no frames to play")
         let gif = try folder.write("still.gif", try samples()[GIFCodec.name]!)
         #expect(try loader.openAnimation(gif, fittedTo: PixelSize(width: 8, height: 8)).nextFrame == 0)

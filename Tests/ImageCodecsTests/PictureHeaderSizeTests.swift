@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// `portrait_pairs` reads each file's upright size from its header alone,
@@ -60,7 +61,7 @@ import Testing
         #expect(pair[690, 0] == 0x2828E0 && pair[1341, 868] == 0x2828E0)
         // A broken file is named in the error.
         let broken = try folder.write("b.png", Array(PNGCodec.encode(solid(300, 400, 0)).prefix(60)))
-        let error = #expect(throws: ImageFileError.self) { try loader.loadPair(left, broken, fittedTo: PixelSize(width: 1344, height: 1080), spacing: 38) }
+        let error = expectError(ImageFileError.self) { try loader.loadPair(left, broken, fittedTo: PixelSize(width: 1344, height: 1080), spacing: 38) }
         #expect(error?.path == broken)
     }
 }

@@ -34,7 +34,7 @@ import Testing
         // old strip to the new one, and then nothing more.
         #expect((29...32).contains(frames.count), "\(frames.count) frames")
         #expect(frames.first == before)
-        #expect(frames.last == (try run.snapshot(at: 1)))
+        #expect(try frames.last == (run.snapshot(at: 1)))
         #expect(run.show.centredItem == 1 && run.show.pictures.pictures.playlist[1].hasSuffix("c.png"))
         // The green picture shrinks frame by frame, and blue takes its place.
         let green = frames.map { colourCount($0, 0x28E028) }
@@ -57,7 +57,7 @@ import Testing
         run.run(until: 3)
         let frames = run.frames.dropFirst(framesBefore).map(\.pixels)
         #expect(frames.first == before)
-        #expect(frames.last == (try run.snapshot(at: 0)))
+        #expect(try frames.last == (run.snapshot(at: 0)))
         let grown = frames.map { colourCount($0, white) }
         #expect(grown.first == 0 && grown.last! > 0)
         for (a, b) in zip(grown, grown.dropFirst()) { #expect(b >= a) }

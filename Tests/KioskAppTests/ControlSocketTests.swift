@@ -189,12 +189,12 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK)
         let first = try daemon(["--socket", path, "--interval", "600"])
         #expect(lstat(path, &status) == 0 && status.st_mode & 0o777 == 0o660)
-        #expect(try ask(try ControlConnection(path: path), "status")["ok"] as? Bool == true)
+        #expect(try ask(ControlConnection(path: path), "status")["ok"] as? Bool == true)
         // A second daemon at the same path is refused, and the first goes on.
         let second = try kioskd(["--display", "headless", "--images", demoImages, "--socket", path])
         #expect(second.status == 1)
         #expect(second.stderr.contains("\(path): another process is already listening there"), "\(second.stderr)")
-        #expect(try ask(try ControlConnection(path: path), "status")["ok"] as? Bool == true)
+        #expect(try ask(ControlConnection(path: path), "status")["ok"] as? Bool == true)
         _ = first.stop()
         #expect(!FileManager.default.fileExists(atPath: path), "removed on a clean exit")
 
@@ -225,8 +225,8 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         // Binary garbage: refused, and the connection still works.
         let garbage = try ControlConnection(path: daemon.socket)
         try garbage.send(bytes: [0, 0xFF, 0xC3, 0x28, 10, 0x1B, 0x5B, 0x32, 0x4A, 10])
-        #expect(object(try garbage.readLine())["ok"] as? Bool == false)
-        #expect(object(try garbage.readLine())["ok"] as? Bool == false)
+        #expect(try object(garbage.readLine())["ok"] as? Bool == false)
+        #expect(try object(garbage.readLine())["ok"] as? Bool == false)
         #expect(try ask(garbage, "status")["ok"] as? Bool == true)
 
         // 50 silent clients, and 200 at once asking for status.

@@ -53,7 +53,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         run.run(until: run.now + 0.5)
         // The picture it was on when it went dark, drawn in full.
         let target = Double(run.show.schedule.target)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: target)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: target)).pixels)
         // It rests a whole interval before sliding on.
         run.run(until: run.now + 7)
         #expect(run.show.statistics.slides == slides)
@@ -74,7 +74,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         let auto = commands.reply(to: .display(.auto))
         #expect(auto["display_power"] == "schedule" && auto["panel"] == "active")
         run.run(until: 101)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: Double(run.show.schedule.target))).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: Double(run.show.schedule.target))).pixels)
         let on = commands.reply(to: .display(.on))
         #expect(on["display_power"] == "on" && keeper.nextCheck == nil)
         #expect(tv.heard == ["standby", "wake"])
@@ -118,7 +118,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         #expect(run.show.panel == .active)
         run.run(until: 9.1)
         #expect(run.frames.count == frames + 1)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: run.show.schedule.position(at: run.now))).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: run.show.schedule.position(at: run.now))).pixels)
     }
 
     /// The screen comes back with another mode (a hotplug's new preferred
@@ -144,6 +144,6 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         // Its pictures all drawn, the show says so again ("showing N picture(s), picture P in the centre").
         #expect(run.events.dropFirst(earlier).contains { if case .ready(_, run.show.centredItem, _) = $0 { true } else { false } })
         let position = run.show.schedule.position(at: flip)
-        #expect(screen.shown?.pixels == (try SnapshotJob(settings: run.settings, screen: bigger, position: position).run().frame).pixels)
+        #expect(try screen.shown?.pixels == (SnapshotJob(settings: run.settings, screen: bigger, position: position).run().frame).pixels)
     }
 }

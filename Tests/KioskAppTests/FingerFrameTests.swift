@@ -44,7 +44,7 @@ import Testing
         for frame in held {
             let drawnAt = frame.shownAt - window
             let newest = try #require(moves.last { $0.time < drawnAt })
-            #expect(frame.pixels.pixels == (try run.snapshot(at: newest.pictures)).pixels, "\(frame.shownAt)")
+            #expect(try frame.pixels.pixels == (run.snapshot(at: newest.pictures)).pixels, "\(frame.shownAt)")
         }
     }
 

@@ -145,17 +145,17 @@ struct PipedFinger {
         try finger.swipe(from: 0.8, to: 0.3, over: 0.25)
         try show.settle()
         #expect(show.centred == 1)
-        #expect(show.screen.shown?.pixels == (try show.snapshot(at: 1)).pixels)
+        #expect(try show.screen.shown?.pixels == (show.snapshot(at: 1)).pixels)
         finger.time = MonotonicClock.now()
         try finger.swipe(from: 0.5, to: 0.4, over: 1.5)
         try show.settle()
         #expect(show.centred == 1, "a fifth of a page, slowly: back where it was")
-        #expect(show.screen.shown?.pixels == (try show.snapshot(at: 1)).pixels)
+        #expect(try show.screen.shown?.pixels == (show.snapshot(at: 1)).pixels)
         finger.time = MonotonicClock.now()
         try finger.swipe(from: 0.2, to: 0.7, over: 0.25)
         try show.settle()
         #expect(show.centred == 0)
-        #expect(show.screen.shown?.pixels == (try show.snapshot(at: 0)).pixels)
+        #expect(try show.screen.shown?.pixels == (show.snapshot(at: 0)).pixels)
         #expect(show.controller.statistics.inputToPhoton.count > 10, "the drags' frames were counted")
     }
 
@@ -201,7 +201,7 @@ struct PipedFinger {
         #expect(zoomed.scale == 2 && abs(zoomed.focusX - 0.5) < 0.02 && abs(zoomed.focusY - 0.5) < 0.02, "\(zoomed)")
         #expect(show.centred == 0 && show.controller.statistics.slides == 0)
         try show.settle()
-        #expect(show.screen.shown == (try zoomSnapshot(show, zoomed)))
+        #expect(try show.screen.shown == (zoomSnapshot(show, zoomed)))
 
         finger.time = MonotonicClock.now()
         try finger.swipe(from: 0.5, to: 0.3, over: 0.2)
@@ -210,7 +210,7 @@ struct PipedFinger {
         #expect(panned.scale == 2 && panned.focusX > zoomed.focusX && abs(panned.focusY - zoomed.focusY) < 1e-9, "\(panned)")
         #expect(show.centred == 0 && show.controller.statistics.slides == 0, "the strip stayed")
         try show.settle()
-        #expect(show.screen.shown == (try zoomSnapshot(show, panned)))
+        #expect(try show.screen.shown == (zoomSnapshot(show, panned)))
     }
 
     /// With `tap_zones`, a tap in the middle pauses only once no second tap
@@ -257,7 +257,7 @@ struct PipedFinger {
         try finger.up(slot: 2)
         try show.settle(0.3)
         #expect(show.centred == 0, "cancelled at 0.3 of the width: back to the first picture")
-        #expect(show.screen.shown?.pixels == (try show.snapshot(at: 0)).pixels)
+        #expect(try show.screen.shown?.pixels == (show.snapshot(at: 0)).pixels)
     }
 
     /// A touchscreen pulled out mid-drag: it is dropped (one log line), its
@@ -265,7 +265,7 @@ struct PipedFinger {
     @Test func aDeviceUnpluggedMidDragIsDroppedAndTheStripSettles() throws {
         var panel: PipedInputDevice? = try Self.touchscreen()
         let writer = panel!.writer
-        weak let device = panel
+        weak var device = panel
         let show = try LiveInputShow([panel!])
         panel = nil
         var finger = PipedFinger(writer: writer)
@@ -277,7 +277,7 @@ struct PipedFinger {
         #expect(show.log.contains("input: pipe:test touchscreen removed"), "\(show.log)")
         #expect(device == nil, "the device (and its descriptor) went with it")
         #expect(show.centred == 1, "dragged past half a page when it went: the next picture")
-        #expect(show.screen.shown?.pixels == (try show.snapshot(at: 1)).pixels)
+        #expect(try show.screen.shown?.pixels == (show.snapshot(at: 1)).pixels)
     }
 
     /// A touch device that gives no axis ranges cannot be mapped to the
@@ -353,7 +353,7 @@ struct PipedFinger {
         let position = show.controller.show.schedule.position(at: MonotonicClock.now())
         #expect(position.isFinite && position == position.rounded(), "\(position)")
         let item = try #require(show.centred)
-        #expect(show.screen.shown?.pixels == (try show.snapshot(at: Double(item))).pixels)
+        #expect(try show.screen.shown?.pixels == (show.snapshot(at: Double(item))).pixels)
         #expect(show.log.contains("input: pipe:test touchscreen removed"))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImageCodecs
 @testable import KioskApp
 import KioskCore
+import TestSupport
 import Testing
 
 /// A folder of its own for one test, removed afterwards.
@@ -101,7 +102,7 @@ final class PictureFolderFixture {
     }
 
     @Test func aMissingFolderIsAClearError() {
-        let error = #expect(throws: SystemCallError.self) { try walk("/nonexistent/kioskd-photos") }
+        let error = expectError(SystemCallError.self) { try walk("/nonexistent/kioskd-photos") }
         #expect(error?.errno == ENOENT)
         #expect(error?.description == "/nonexistent/kioskd-photos: opendir failed: No such file or directory (errno 2)")
     }

@@ -19,6 +19,8 @@ import Testing
             var dependencies: Set<String> = []
             if let list = body.range(of: "dependencies:") {
                 for quoted in body[list.upperBound...].matches(of: #/"([A-Za-z]+)"/#) { dependencies.insert(String(quoted.output.1)) }
+                // The property tests' package, declared where the toolchain can resolve it.
+                if body.contains("propertyBased.product") { dependencies.insert("PropertyBased") }
             }
             return (name, kind, dependencies)
         }

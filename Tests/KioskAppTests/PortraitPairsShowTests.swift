@@ -98,7 +98,7 @@ import Testing
         #expect(status().index == 1 && status().file == pictures.names[1] && status().files == [pictures.names[1], pictures.names[2]])
         #expect(status().position == 1)
         #expect(run.events.contains(.pictureCentred(item: 1, file: pictures.paths[1], pairedWith: pictures.paths[2])))
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
         // One more slot is the landscape after the pair; one more after that, round the loop of three slots, the first.
         run.command(.move(by: 1))
         run.run(until: 2.5)
@@ -127,7 +127,7 @@ import Testing
         #expect(!run.decoder.decodedKeys.contains(PictureKey(file: pictures.paths[1])) && !run.decoder.decodedKeys.contains(PictureKey(file: pictures.paths[2])))
         #expect(Set(run.decoder.measureRequests.joined()) == Set(pictures.paths))
         // The first frame with every picture is the snapshot's: the pair peeks in on the right.
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 0)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 0)).pixels)
     }
 
     /// A pair whose right file's header reads but whose pictures do not
@@ -141,7 +141,7 @@ import Testing
         run.command(.move(by: 1))
         run.run(until: 2)
         #expect(run.show.centredFiles == [pictures.paths[1]])
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
     }
 
     /// A playlist change keeps the centred pair in the centre.
@@ -156,6 +156,6 @@ import Testing
         run.run(until: 2)
         #expect(run.show.centredFiles == [pictures.paths[1], pictures.paths[2]])
         #expect(run.show.pictures.pictures.playlist.count == 5)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: Double(run.show.schedule.target))).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: Double(run.show.schedule.target))).pixels)
     }
 }

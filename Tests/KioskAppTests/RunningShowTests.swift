@@ -22,13 +22,13 @@ func fourColours() throws -> PictureFolder {
         let folder = try fourColours()
         let run = try SimulatedShow(showSettings(folder))
         run.run(until: 7.9)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 0)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 0)).pixels)
         // At rest nothing is drawn: the first frame, then only the timer.
         let atRest = run.frames.count
         #expect(atRest <= 2)
         #expect(run.show.nextWakeUp(at: run.now) == 8)
         run.run(until: 8.6)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
         #expect(run.show.centredItem == 1)
         // One frame per refresh during the 0.45 s slide: 27 refreshes.
         let slide = run.frames.count - atRest
@@ -61,7 +61,7 @@ func fourColours() throws -> PictureFolder {
         let (shownAt, pixels) = try #require(run.frames.last)
         let position = run.show.schedule.position(at: shownAt)
         #expect(position > 0.2 && position < 0.9)
-        #expect(pixels.pixels == (try run.snapshot(at: position)).pixels)
+        #expect(try pixels.pixels == (run.snapshot(at: position)).pixels)
     }
 
     /// A loop held up mid-slide shows no new frame for a few refreshes: the
@@ -78,7 +78,7 @@ func fourColours() throws -> PictureFolder {
         run.run(until: 9)
         #expect(run.show.statistics.refreshesMissed == 2)
         // And the strip is where the time says: the slide still ends on time.
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
     }
 
     @Test func nextDuringASlideGoesOnToThePictureAfter() throws {
@@ -93,7 +93,7 @@ func fourColours() throws -> PictureFolder {
         #expect(frames == frames.sorted() && frames.first! >= before - 1e-9)
         run.run(until: 9.5)
         #expect(run.show.centredItem == 2)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 2)).pixels)
         // The rest restarted from the end of the manual slide.
         #expect(run.show.schedule.nextAdvance! > 8.2 + 8)
         #expect(run.show.statistics.refreshesMissed == 0)
@@ -121,7 +121,7 @@ func fourColours() throws -> PictureFolder {
         #expect(Array(asked.prefix(2)) == ["photo-3.png", "photo-4.png"])
         run.run(until: 3)
         #expect(run.show.centredItem == 3)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 3)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 3)).pixels)
     }
 
     @Test func prevFromTheFirstPictureWrapsToTheLast() throws {
@@ -133,8 +133,8 @@ func fourColours() throws -> PictureFolder {
         run.command(.previous)
         run.run(until: 3)
         #expect(run.show.centredItem == 2)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: -2)).pixels)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: -2)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 2)).pixels)
     }
 
     @Test func pausedShowsStayPutAndResumeRestartsTheRest() throws {
@@ -165,7 +165,7 @@ func fourColours() throws -> PictureFolder {
         #expect(run.show.centredItem == 1)   // c.png, now the second file
         let centre = run.screen.shown![240, 135]
         #expect(centre == blue)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 1)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
     }
 
     @Test func anEmptyFolderShowsTheBackgroundOnce() throws {
@@ -212,6 +212,6 @@ func fourColours() throws -> PictureFolder {
         if let flip = screen.inner.pendingFlipTime { show.screenEvents(at: flip) }
         let back = try #require(events.firstIndex(of: .displayBack))
         #expect(back > events.firstIndex(of: lost[0])!)
-        #expect(screen.inner.shown?.pixels == (try SnapshotJob(settings: settings, screen: panel, position: 1).run().frame).pixels)
+        #expect(try screen.inner.shown?.pixels == (SnapshotJob(settings: settings, screen: panel, position: 1).run().frame).pixels)
     }
 }

@@ -45,7 +45,7 @@ final class FakeSeat: ShowSeat {
         let folder = try fourColours()
         let run = try SimulatedShow(showSettings(folder, interval: 1, transition: 0.3))
         run.run(until: 0.5)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 0)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 0)).pixels)
         run.controller.seatDisabled()
         let framesBefore = run.frames.count
         run.run(until: 3.0)
@@ -55,11 +55,11 @@ final class FakeSeat: ShowSeat {
         run.controller.seatEnabled()
         run.run(until: 3.0 + 1.0 / 60)
         #expect(run.frames.count == framesBefore + 1, "one frame at the next refresh")
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 2)).pixels)
         // And the show goes on: the next slide at 3.6 s.
         run.run(until: 4.0)
         #expect(run.show.centredItem == 3)
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 3)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 3)).pixels)
     }
 
     /// Disabled mid-slide with a flip pending: the flip is abandoned and no

@@ -2,6 +2,7 @@ import Foundation
 import KioskApp
 import KioskConfigFile
 import KioskCore
+import TestSupport
 import Testing
 
 func configFile(_ text: String) throws -> String {
@@ -30,21 +31,21 @@ func configFile(_ text: String) throws -> String {
     @Test func aTOMLSyntaxErrorNamesTheFileAndLine() throws {
         let path = try configFile("images = \"/srv\"\nspacing = = 3\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
         #expect(error?.description.hasPrefix("\(path): line 2") == true)
     }
 
     @Test func aBadSettingInTheFileNamesIt() throws {
         let path = try configFile("image_width = \"wide\"\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
         #expect(error?.description.contains("invalid image_width \"wide\"") == true)
     }
 
     @Test func anUnknownSettingIsRefused() throws {
         let path = try configFile("imagewidth = 3\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
         #expect(error?.description.contains("imagewidth") == true)
         #expect(error?.description.contains("unknown setting") == true)
     }
@@ -52,11 +53,11 @@ func configFile(_ text: String) throws -> String {
     @Test func tablesAndListsOnlyWhereASettingTakesThem() throws {
         let table = try configFile("[images]\npath = \"/a\"\n")
         defer { try? FileManager.default.removeItem(atPath: table) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: table, flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: table, flags: []) }
         #expect(error?.description.contains("invalid images \"{path = /a}\": expected the path of a folder") == true, "\(String(describing: error))")
         let list = try configFile("images = [\"/a\", \"/b\"]\n")
         defer { try? FileManager.default.removeItem(atPath: list) }
-        let listError = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: list, flags: []) }
+        let listError = expectError(ConfigFile.Error.self) { try loadSettings(configPath: list, flags: []) }
         #expect(listError?.description.contains("invalid images \"[/a, /b]\": expected the path of a folder") == true, "\(String(describing: listError))")
     }
 
@@ -75,11 +76,11 @@ func configFile(_ text: String) throws -> String {
 
         let unknown = try configFile("[keys]\nKEY_FROBNICATE = \"next\"\n")
         defer { try? FileManager.default.removeItem(atPath: unknown) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: unknown, flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: unknown, flags: []) }
         #expect(error?.description == "\(unknown): line 1: invalid keys \"KEY_FROBNICATE\": the kernel has no key named KEY_FROBNICATE; use the names evtest shows, e.g. KEY_F5")
         let action = try configFile("[keys]\nKEY_F5 = \"jump\"\n")
         defer { try? FileManager.default.removeItem(atPath: action) }
-        let actionError = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: action, flags: []) }
+        let actionError = expectError(ConfigFile.Error.self) { try loadSettings(configPath: action, flags: []) }
         #expect(actionError?.description.contains("invalid keys \"KEY_F5 = jump\": expected a kernel key name") == true, "\(String(describing: actionError))")
     }
 
@@ -101,12 +102,12 @@ func configFile(_ text: String) throws -> String {
     }
 
     @Test func aMissingConfigFileIsAClearError() {
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: "/nonexistent/kioskd.toml", flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: "/nonexistent/kioskd.toml", flags: []) }
         #expect(error?.description == "/nonexistent/kioskd.toml: cannot read the config file: open failed: No such file or directory (errno 2)")
     }
 
     @Test func aBadFlagNamesTheSetting() {
-        let error = #expect(throws: SettingError.self) { try loadSettings(configPath: nil, flags: [(name: "background", value: "pink")]) }
+        let error = expectError(SettingError.self) { try loadSettings(configPath: nil, flags: [(name: "background", value: "pink")]) }
         #expect(error?.setting == "background")
     }
 }
@@ -120,7 +121,7 @@ func configFile(_ text: String) throws -> String {
         let path = NSTemporaryDirectory() + "kioskd-config-" + UUID().uuidString + ".toml"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let error = #expect(throws: ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: path, flags: []) }
         return error.map { String($0.description.dropFirst(path.count + 2)) }
     }
 
@@ -222,7 +223,7 @@ func configFile(_ text: String) throws -> String {
     @Test func visibleAndImageWidthTogetherAreRefusedWithTheirPlaces() throws {
         let path = try configFile("images = \"/srv/photos\"\nvisible = 1.4\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let error = #expect(throws: SettingError.self) { try loadSettings(configPath: path, flags: [(name: "image_width", value: "60%")]) }
+        let error = expectError(SettingError.self) { try loadSettings(configPath: path, flags: [(name: "image_width", value: "60%")]) }
         #expect(error?.description.contains("visible (\(path): line 2) and image_width (the --image-width flag) both set the slot's width") == true,
                 "\(String(describing: error))")
         #expect(try loadSettings(configPath: path, flags: [(name: "visible", value: "2")]).layout.visible == 2)

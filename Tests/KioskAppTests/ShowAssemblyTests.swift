@@ -25,7 +25,7 @@ import Testing
         run.run(until: 1.5)
         #expect(run.show.centredItem == 2)
         #expect(run.events.contains(.settingsApplied))
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 2)).pixels)
         #expect(run.screen.shown?[2, 2] == 0x102030)
         // The rest began at 0 and is now 3 s long: the next slide starts at 3, not 8.
         #expect(run.show.schedule.nextAdvance == 3)
@@ -45,7 +45,7 @@ import Testing
         #expect(run.show.pictures.pictures.playlist.files.last == folder.path + "/d.png")
         #expect(run.show.centredItem == 2)   // d.png, now the third file
         #expect(run.events.contains(.playlistChanged(count: 3, added: 0, removed: 1)))
-        #expect(run.screen.shown?.pixels == (try run.snapshot(at: 2)).pixels)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 2)).pixels)
     }
 }
 

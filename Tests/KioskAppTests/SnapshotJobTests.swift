@@ -3,6 +3,7 @@ import ImageCodecs
 import KioskApp
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// A folder of pictures for one test, removed afterwards.
@@ -150,11 +151,11 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
 
     @Test func invalidGeometryAndMissingFoldersAreClearErrors() throws {
         let folder = try PictureFolder([])
-        let wide = #expect(throws: ShowSetupError.self) { try job(folder, at: 0) { $0.layout.slotWidth = .pixels(2000) }.run() }
+        let wide = expectError(ShowSetupError.self) { try job(folder, at: 0) { $0.layout.slotWidth = .pixels(2000) }.run() }
         #expect(wide?.description == "invalid image_width \"2000\": the slot is wider than the 1920 px screen")
-        let missing = #expect(throws: ShowSetupError.self) { try job(folder, at: 0) { $0.images = folder.path + "/nope" }.run() }
+        let missing = expectError(ShowSetupError.self) { try job(folder, at: 0) { $0.images = folder.path + "/nope" }.run() }
         #expect(missing?.description.contains("opendir failed: No such file or directory") == true)
-        let none = #expect(throws: ShowSetupError.self) { try job(folder, at: 0) { $0.images = nil }.run() }
+        let none = expectError(ShowSetupError.self) { try job(folder, at: 0) { $0.images = nil }.run() }
         #expect(none?.description.contains("--images") == true)
     }
 }
@@ -207,9 +208,9 @@ func cut(_ image: RasterImage, _ rect: PixelRect) -> RasterImage {
             #expect(zoomed.frame[470, 135] == green)
         }
         // Past max_zoom it is max_zoom; 1x is the plain snapshot.
-        #expect(try frame(zoom: 4).frame == (try frame(zoom: 2)).frame)
-        #expect(try frame(zoom: 1.5, maxZoom: 1).frame == (try frame(zoom: 1)).frame)
-        #expect(try frame(zoom: 2).frame != (try frame(zoom: 1)).frame)
+        #expect(try frame(zoom: 4).frame == (frame(zoom: 2)).frame)
+        #expect(try frame(zoom: 1.5, maxZoom: 1).frame == (frame(zoom: 1)).frame)
+        #expect(try frame(zoom: 2).frame != (frame(zoom: 1)).frame)
     }
 }
 

@@ -210,7 +210,7 @@ struct VMDisplayTests {
         #expect(screen.size == PixelSize(width: 1280, height: 800))
         let turned = try snapshot(size: screen.size) { $0.display.rotation = .quarter }
         expectSamePixels(screen, turned)
-        #expect(turned != (try snapshot(size: screen.size)))
+        #expect(try turned != (snapshot(size: screen.size)))
         // Laid out on an 800x1280 strip (w = 560, s = 16, slot 0 at x = 120),
         // then turned clockwise: the strip runs down the panel. Slot 0 covers
         // panel rows 120..<680, the left neighbour ends above row 104, the

@@ -68,7 +68,7 @@ struct VMServiceTests {
         expectSamePixels(try screen("vt1"), try installedSnapshot(size: PixelSize(width: 1280, height: 800)))
         expectSamePixels(try screen("stopped"), try screen("console-1"))
         // The two consoles differ (each names itself), so the comparisons above can fail.
-        #expect(try screen("console-1").pixels != (try screen("console-2")).pixels)
+        #expect(try screen("console-1").pixels != (screen("console-2")).pixels)
         // kioskd heard the seat go and come back, and opened its keyboard again through it.
         let log = try text("journal-last.txt")
         #expect(log.contains("kioskd: seat: given to another session; the show goes on unseen"))

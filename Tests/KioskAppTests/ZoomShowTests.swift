@@ -75,7 +75,7 @@ import Testing
         let still = try #require(run.show.zoomStatus(at: run.now))
         #expect(still.sharp && still.scale == pinched.scale)
         let sharp = try #require(run.frames.last).pixels
-        #expect(sharp == (try snapshot(run, still)))
+        #expect(try sharp == (snapshot(run, still)))
         #expect(sharp != scaledUp, "the sharp region replaced the scaled-up picture")
         // The neighbour still peeks in on the right.
         #expect(sharp[470, 135] == green)
@@ -97,7 +97,7 @@ import Testing
         run.run(until: 0.7)
         let held = try #require(run.show.zoomStatus(at: run.now))
         #expect(held.sharp && run.decoder.zoomRequests.compactMap { $0 }.count == 1, "asked for while the fingers hold it")
-        #expect(try #require(run.frames.last).pixels == (try snapshot(run, held)))
+        #expect(try #require(run.frames.last).pixels == (snapshot(run, held)))
         run.command(.zoom(.ended))
         run.command(.touch(.cancelled))
         run.run(until: 1)
@@ -120,7 +120,7 @@ import Testing
         #expect(goingBack.scale > 1 && goingBack.scale < 2 && run.show.statistics.slides == 0)
         run.run(until: 7)
         #expect(!run.show.isZoomed && run.show.statistics.slides == 1 && run.show.centredItem == 1)
-        #expect(try #require(run.frames.last).pixels == (try run.snapshot(at: 1)))
+        #expect(try #require(run.frames.last).pixels == (run.snapshot(at: 1)))
     }
 
     /// A double tap zooms to 2x about the tap; a second one goes back to the unzoomed picture.
@@ -132,7 +132,7 @@ import Testing
         run.run(until: 1)
         let zoomed = try #require(run.show.zoomStatus(at: run.now))
         #expect(zoomed.scale == 2 && zoomed.sharp, "\(run.decoder.zoomRequests) \(run.log)")
-        #expect(try #require(run.frames.last).pixels == (try snapshot(run, zoomed)))
+        #expect(try #require(run.frames.last).pixels == (snapshot(run, zoomed)))
         doubleTap(run)
         run.run(until: 1.5)
         #expect(!run.show.isZoomed && run.show.zoomStatus(at: run.now) == nil)

@@ -2,6 +2,7 @@ import KioskCore
 #if canImport(PropertyBased)
 import PropertyBased
 #endif
+import TestSupport
 import Testing
 
 /// A 1920x1080 screen with the default 70% slots and 2% gaps: w = 1344,
@@ -143,13 +144,13 @@ func lefts(_ geometry: CarouselGeometry, at position: Double) -> [Int: Int] {
     @Test func errorsQuoteTheValueAsWritten() {
         var layout = LayoutSettings()
         layout.slotWidth = .percent(150)
-        let error = #expect(throws: SettingError.self) {
+        let error = expectError(SettingError.self) {
             try CarouselGeometry(screen: PixelSize(width: 1920, height: 1080), settings: layout)
         }
         #expect(error?.description == "invalid image_width \"150%\": the slot is wider than the 1920 px screen")
         layout = LayoutSettings()
         layout.spacing = .percent(-2)
-        let spacing = #expect(throws: SettingError.self) {
+        let spacing = expectError(SettingError.self) {
             try CarouselGeometry(screen: PixelSize(width: 1920, height: 1080), settings: layout)
         }
         #expect(spacing?.description == "invalid spacing \"-2%\": spacing cannot be negative")

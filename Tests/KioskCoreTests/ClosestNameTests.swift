@@ -1,4 +1,5 @@
 import KioskCore
+import TestSupport
 import Testing
 
 @Suite struct ClosestNameTests {
@@ -19,9 +20,9 @@ import Testing
 
     @Test func theRefusalSaysWhichSettingWasMeant() {
         var settings = KioskSettings()
-        let error = #expect(throws: SettingError.self) { try settings.set("intervall", to: .integer(5)) }
+        let error = expectError(SettingError.self) { try settings.set("intervall", to: .integer(5)) }
         #expect(error?.reason.hasPrefix("unknown setting; did you mean interval? known settings are images, ") == true, "\(String(describing: error))")
-        let other = #expect(throws: SettingError.self) { try settings.set("volume", to: .integer(5)) }
+        let other = expectError(SettingError.self) { try settings.set("volume", to: .integer(5)) }
         #expect(other?.reason.hasPrefix("unknown setting; known settings are images, ") == true)
     }
 }

@@ -142,7 +142,8 @@ private func bruteForceNextChange(_ schedule: DisplaySchedule, after t: Int64, o
             t = next.at
         }
         let utcEdges = edges.map { ($0.0 - unix(2026, 10, 25, 0, 0, in: utc), $0.1) }
-        #expect(utcEdges.map(\.0) == [1800, 3600, 5400, 5 * 3600] && utcEdges.map(\.1) == [true, false, true, false])
+        let expected: [Int64] = [1800, 3600, 5400, 5 * 3600]
+        #expect(utcEdges.map(\.0) == expected && utcEdges.map(\.1) == [true, false, true, false])
     }
 
     /// Random schedules in zones with daylight saving (a 30-minute one

@@ -1,4 +1,5 @@
 import KioskCore
+import TestSupport
 import Testing
 
 let bochsModes = [
@@ -100,7 +101,7 @@ let bochsModes = [
         var settings = KioskSettings()
         for (name, value) in [("mode", SettingValue.string("big")), ("rotation", .integer(45)), ("device", .integer(0)),
                               ("connector", .string(""))] {
-            let error = #expect(throws: SettingError.self) { try settings.set(name, to: value) }
+            let error = expectError(SettingError.self) { try settings.set(name, to: value) }
             #expect(error?.setting == name)
         }
     }

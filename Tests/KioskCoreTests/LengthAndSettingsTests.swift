@@ -1,4 +1,5 @@
 import KioskCore
+import TestSupport
 import Testing
 
 @Suite struct LengthTests {
@@ -56,7 +57,7 @@ import Testing
 
     @Test func badValuesNameTheSettingAndTheValue() {
         var settings = KioskSettings()
-        let error = #expect(throws: SettingError.self) { try settings.set("spacing", to: .string("wide")) }
+        let error = expectError(SettingError.self) { try settings.set("spacing", to: .string("wide")) }
         #expect(error?.setting == "spacing")
         #expect(error?.description.contains("\"wide\"") == true)
         #expect(error?.description.contains("70%") == true)   // shows what is expected
@@ -69,7 +70,7 @@ import Testing
 
     @Test func unknownSettingsListTheKnownOnes() {
         var settings = KioskSettings()
-        let error = #expect(throws: SettingError.self) { try settings.set("iamge_width", to: .integer(3)) }
+        let error = expectError(SettingError.self) { try settings.set("iamge_width", to: .integer(3)) }
         #expect(error?.setting == "iamge_width")
         #expect(error?.reason.contains("image_width") == true)
     }
@@ -101,7 +102,7 @@ import Testing
         #expect(!settings.exifRotate)
         try settings.set("exif_rotate", to: .string("true"))
         #expect(settings.exifRotate)
-        let error = #expect(throws: SettingError.self) { try settings.set("exif_rotate", to: .string("yes")) }
+        let error = expectError(SettingError.self) { try settings.set("exif_rotate", to: .string("yes")) }
         #expect(error?.setting == "exif_rotate")
     }
 }
@@ -118,7 +119,7 @@ import Testing
         try settings.set("input", to: .string("auto"))
         #expect(settings.input.devices == nil)
         for bad: SettingValue in [.string("/etc/passwd"), .string("../event3"), .string("/dev/input/../../etc/shadow"), .list([.integer(3)])] {
-            let error = #expect(throws: SettingError.self) { try settings.set("input", to: bad) }
+            let error = expectError(SettingError.self) { try settings.set("input", to: bad) }
             #expect(error?.reason.hasPrefix("expected \"auto\", \"none\", or a list of /dev/input/eventN paths") == true)
         }
     }
@@ -131,7 +132,7 @@ import Testing
         try settings.set("calibration", to: .list([.integer(1), .float(0), .integer(0), .integer(0), .float(1.5), .integer(0)]))
         #expect(settings.input.calibration == [1, 0, 0, 0, 1.5, 0])
         for bad: SettingValue in [.string("1 0 0"), .string("1 0 0 0 1 x"), .list([.boolean(true)]), .float(1)] {
-            let error = #expect(throws: SettingError.self) { try settings.set("calibration", to: bad) }
+            let error = expectError(SettingError.self) { try settings.set("calibration", to: bad) }
             #expect(error?.setting == "calibration")
         }
         #expect(settings.input.calibration == [1, 0, 0, 0, 1.5, 0], "a refused value changes nothing")
@@ -153,7 +154,7 @@ import Testing
                       ("cache_mb", .string("lots"))])
     func badMotionAndCacheValuesAreRefusedByName(_ name: String, _ value: SettingValue) {
         var settings = KioskSettings()
-        let error = #expect(throws: SettingError.self) { try settings.set(name, to: value) }
+        let error = expectError(SettingError.self) { try settings.set(name, to: value) }
         #expect(error?.setting == name)
         #expect(settings == KioskSettings())
     }

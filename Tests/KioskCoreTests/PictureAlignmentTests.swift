@@ -1,4 +1,5 @@
 import KioskCore
+import TestSupport
 import Testing
 
 /// `align = "inner"`: a picture narrower than its slot leans toward the
@@ -46,7 +47,7 @@ import Testing
         #expect(settings.layout.alignment == .centre && settings.writtenValue(of: "align") == .string("centre"))
         try settings.set("align", to: .string("inner"))
         #expect(settings.layout.alignment == .inner && settings.writtenValue(of: "align") == .string("inner"))
-        let error = #expect(throws: SettingError.self) { try settings.set("align", to: .string("left")) }
+        let error = expectError(SettingError.self) { try settings.set("align", to: .string("left")) }
         #expect(error?.description == "invalid align \"left\": expected \"centre\" (a picture centred in its slot) or \"inner\" (toward the screen's centre, so every neighbour peeks in)")
     }
 }

@@ -10,7 +10,7 @@ import Testing
         let items = twoAhead.items(try fullHD(), at: 0, travelling: .forward, playlist: playlist)
         #expect(items == [0, 9, 1, 2, 3, 8])
         // The default: one each way.
-        #expect(PreloadPlan().items(try fullHD(), at: 0, travelling: .forward, playlist: playlist) == [0, 9, 1, 2, 8])
+        #expect(try PreloadPlan().items(fullHD(), at: 0, travelling: .forward, playlist: playlist) == [0, 9, 1, 2, 8])
     }
 
     @Test func travellingBackwardLooksAheadToTheLeft() throws {
@@ -45,7 +45,7 @@ import Testing
     @Test func aShortPlaylistWantsEachPictureOnce() throws {
         let items = PreloadPlan().items(try fullHD(), at: 0, travelling: .forward, playlist: CircularIndex(count: 2))
         #expect(items == [0, 1])
-        #expect(PreloadPlan().items(try fullHD(), at: 0, travelling: .forward, playlist: CircularIndex(count: 0)) == [])
+        #expect(try PreloadPlan().items(fullHD(), at: 0, travelling: .forward, playlist: CircularIndex(count: 0)) == [])
     }
 
     @Test func theDefaultBudgetHoldsEverySlotThePlanCanWant() throws {

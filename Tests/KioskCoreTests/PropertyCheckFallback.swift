@@ -44,7 +44,7 @@ extension Gen where Value == Int {
 
 /// Checks `property` on `count` inputs drawn from the generators.
 func propertyCheck<each Input>(
-    count: Int = 100, input generators: repeat Gen<each Input>, _ property: (repeat each Input) async throws -> Void
+    count: Int = 100, input generators: repeat Gen<each Input>, property: (repeat each Input) async throws -> Void
 ) async rethrows {
     var random = SeededRandom(seed: 0x6B69_6F73_6B64)
     for _ in 0..<count {

@@ -1,4 +1,5 @@
 import KioskCore
+import TestSupport
 import Testing
 
 /// `visible`: how many slot widths (slot plus spacing) the screen holds,
@@ -44,7 +45,7 @@ import Testing
 
     /// Fewer than one across makes a slot wider than the screen: the error names visible.
     @Test func aSlotWiderThanTheScreenIsAnErrorAboutVisible() throws {
-        let error = #expect(throws: SettingError.self) { try geometry(0.9) }
+        let error = expectError(SettingError.self) { try geometry(0.9) }
         #expect(error?.setting == "visible" && error?.value == "0.9")
         #expect(error?.reason.contains("make a slot 2095 px wide") == true, "\(String(describing: error))")
         #expect(error?.reason.contains("wider than the 1920 px screen") == true)
@@ -59,7 +60,7 @@ import Testing
         try settings.set("visible", to: .integer(3))
         #expect(settings.layout.visible == 3)
         for bad: SettingValue in [.string("0"), .string("-1"), .string("many"), .boolean(true), .float(.infinity)] {
-            let error = #expect(throws: SettingError.self) { try settings.set("visible", to: bad) }
+            let error = expectError(SettingError.self) { try settings.set("visible", to: bad) }
             #expect(error?.reason.contains("how many slots the screen holds") == true)
         }
     }

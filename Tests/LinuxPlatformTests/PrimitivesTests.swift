@@ -3,6 +3,7 @@ import Glibc
 import LinuxPlatform
 import Synchronization
 import SystemCalls
+import TestSupport
 import Testing
 
 /// The descriptors the run loop waits on, each on the real kernel: what
@@ -90,7 +91,7 @@ import Testing
         #expect(valueOrErrno(failing([EINTR, EINTR])) == .success(5))
         #expect(valueOrErrno(retryOnInterrupt: false, failing([EINTR])) == .failure(.interrupted))
         #expect(valueOrErrno(failing([EINTR, EAGAIN])) == .failure(.wouldBlock))
-        let error = #expect(throws: SystemCallError.self) { try retryingInterrupts("open", path: "/x", failing([EINTR, ENOENT])) }
+        let error = expectError(SystemCallError.self) { try retryingInterrupts("open", path: "/x", failing([EINTR, ENOENT])) }
         #expect(error?.code == .noSuchFileOrDirectory)
         #expect(error?.description == "/x: open failed: No such file or directory (errno 2)")
     }
