@@ -23,7 +23,7 @@ demo-images:
 	rm -f demo/images/*.jpg
 	.build/debug/make-demo-images demo/images
 
-# The benchmark figures (README, "Benchmarks"). The first run generates 1,000
+# The benchmark figures (docs/benchmarks.md). The first run generates 1,000
 # 24-megapixel photos (about 5 GB, 5 minutes) under .build/bench-pictures;
 # hotplug_recovery_ms boots the test VM (scripts/bench-vm, about 2 minutes).
 bench:

@@ -46,7 +46,7 @@ public func runCallingThreadAheadOfOrdinaryThreads() -> SystemCallError? {
 }
 
 /// How the decode worker's thread yields the core to the display loop
-/// (`dropped_frames_one_core` in `make bench`; the README says which was
+/// (`dropped_frames_one_core` in `make bench`; docs/benchmarks.md says which was
 /// chosen and why). Linux schedules threads, so each applies to the
 /// calling thread only, and lowering a thread's priority needs no privilege.
 public enum WorkerPriority: String, CaseIterable, Sendable {

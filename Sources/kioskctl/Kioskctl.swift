@@ -14,7 +14,7 @@ import Glibc
 #endif
 
 /// `kioskctl`: drives a running kioskd through its control socket. Each
-/// subcommand is one line of the protocol (README, "Control socket").
+/// subcommand is one line of the protocol (docs/control-protocol.md).
 ///
 /// Exit status: 0 when kioskd did it; 1 when kioskd refused (its reason
 /// is printed); 2 when kioskd could not be reached (not running, not

@@ -30,7 +30,7 @@ struct RegressionGuard: ParsableCommand {
     /// How far past its target a ratio may be before the guard fails.
     static let tolerance = 1.25
 
-    /// A figure, its target (the README's), and how to measure it.
+    /// A figure, its target (docs/benchmarks.md's), and how to measure it.
     struct Figure {
         let name: String
         let target: Double

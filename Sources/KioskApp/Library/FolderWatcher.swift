@@ -28,7 +28,7 @@ enum FolderNews: Equatable, Sendable {
 /// listing and EXIF read happens here, so a slow disk or a network share
 /// that stops answering never holds up a frame.
 ///
-/// The rules (the README's "Live folder"):
+/// The rules (docs/live-folder-and-reload.md):
 /// - A file joins when it is complete: when it is closed after writing, or
 ///   renamed into place (rsync, `mv`), or created as a link. A file being
 ///   copied is not shown until its copy is closed. One that is rewritten

@@ -8,7 +8,7 @@ import Glibc
 
 /// The control socket as a source of the show: `kioskctl`, `socat` and
 /// scripts connect, send one command per line and read one JSON line per
-/// reply (README, "Control socket").
+/// reply (docs/control-protocol.md).
 ///
 /// Everything happens on the run loop and nothing waits: the listening
 /// socket and every client are non-blocking, replies are queued and sent

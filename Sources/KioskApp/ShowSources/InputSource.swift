@@ -6,8 +6,7 @@ import SystemCalls
 import Glibc
 #endif
 
-/// Touchscreens, keyboards and remotes as a source of the show (README,
-/// "Touch and keys"): evdev devices through libevdev, found in
+/// Touchscreens, keyboards and remotes as a source of the show (docs/touch-and-keys.md): evdev devices through libevdev, found in
 /// `/dev/input` (or named in the config) and followed as they come and go
 /// (``FolderWatch``), each read on the run loop a bounded batch at a time
 /// before the frame is drawn, and made into commands by a ``DeviceInput``.

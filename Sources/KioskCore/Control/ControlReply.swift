@@ -18,7 +18,7 @@ public enum ControlReply {
 }
 
 /// What `status` reports. The key names are an interface scripts rely on
-/// (the README lists them): change them only with the protocol's version.
+/// (docs/control-protocol.md lists them): change them only with the protocol's version.
 public struct ControlStatus: Equatable, Sendable {
     /// The playlist item in the centre, or the one the strip slides to; nil when the playlist is empty.
     public var index: Int?
@@ -66,7 +66,7 @@ public struct ControlStatus: Equatable, Sendable {
         self.cacheBudgetBytes = cacheBudgetBytes
     }
 
-    /// The reply, keys in the README's order.
+    /// The reply, keys in the order docs/control-protocol.md gives.
     public var reply: JSONObject {
         ControlReply.success([
             "index": index.map(JSONValue.int) ?? .null,

@@ -1,6 +1,6 @@
 /// A command on the control socket, parsed: one line of text, one request.
 ///
-/// The protocol (README, "Control socket"): a command word, case-insensitive,
+/// The protocol (docs/control-protocol.md): a command word, case-insensitive,
 /// then its arguments, separated by spaces. Every malformed line gets a
 /// ``ControlRequestError`` whose message is the one sentence the client
 /// reads: what was wrong, and what is accepted.
@@ -22,7 +22,7 @@ public enum ControlRequest: Equatable, Sendable {
     /// Switch the display off or on, or back to the schedule (`display off|on|auto`).
     case display(PowerRequest)
 
-    /// The command words, as the README and `kioskctl` spell them.
+    /// The command words, as docs/control-protocol.md and `kioskctl` spell them.
     public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display"]
 
     /// The commands for error messages: `next, prev, ...`.

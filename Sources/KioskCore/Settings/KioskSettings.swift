@@ -18,7 +18,7 @@ public struct LayoutSettings: Hashable, Sendable {
     public var background: RGBColor = .black
     /// Where a picture narrower than its slot sits: toward the screen's
     /// centre (`align = "inner"`, the default: a portrait neighbour peeks
-    /// in, README "Portrait neighbours" says why) or centred, the seed's rule.
+    /// in, docs/configuration.md "Portrait neighbours" says why) or centred, the seed's rule.
     public var alignment: PictureAlignment = .inner
     /// Two consecutive portrait photos share one slot, side by side with
     /// ``spacing`` between them (`portrait_pairs`, ``PortraitPairs`` says
