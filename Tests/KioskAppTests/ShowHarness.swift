@@ -169,8 +169,8 @@ final class FailingScreen: ShowScreen {
     /// What ``release()`` and ``retake()`` were called, in order.
     private(set) var seatCalls: [String] = []
     private var released = false
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
-        if failing { throw DRMError(device: "failing", kind: .call("drmModePageFlip", errno: ENODEV)) }
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(ScreenError) {
+        if failing { throw .display(DRMError(device: "failing", kind: .call("drmModePageFlip", errno: ENODEV))) }
         if released { presentsWhileReleased += 1 }
         if off { presentsWhileOff += 1 }
         presents += 1
@@ -200,5 +200,5 @@ final class FailingScreen: ShowScreen {
     }
     func handleEvents(at now: Double) -> [Double] { inner.handleEvents(at: now) }
     var summary: String { "failing" }
-    var statusFields: JSONObject { inner.statusFields }
+    var displayDescription: DisplayDescription { inner.displayDescription }
 }

@@ -121,7 +121,7 @@ final class ControlCommands {
             index: show.centredItem, file: show.centredItem.map(show.fileName(of:)),
             count: show.playlist.count, position: show.strip.position, paused: show.paused, moving: show.strip.moving,
             interval: show.strip.interval, transition: show.strip.motion.duration,
-            display: show.screen.fields, uptime: show.time - started, statistics: show.statistics,
+            display: show.screen.display.statusFields, uptime: show.time - started, statistics: show.statistics,
             cacheBytes: show.cache.bytes, cacheBudgetBytes: show.cache.budget)
         status.files = show.centred.files.map(Playlist.fileName(of:))
         status.displayPower = power?.requested ?? "on"

@@ -82,9 +82,7 @@ final class HeadlessScreen: ShowScreen {
 
     func powerOn() {}
 
-    var statusFields: JSONObject {
-        ["driver": "headless", "size": .string("\(panelSize)"), "refresh_hz": .int(Int((1 / refreshPeriod).rounded()))]
-    }
+    var displayDescription: DisplayDescription { .headless(size: panelSize, refreshHz: Int((1 / refreshPeriod).rounded())) }
 
     var summary: String { "headless \(panelSize) at \(Int((1 / refreshPeriod).rounded())) Hz" }
 }

@@ -7,22 +7,23 @@ extension KMSOutput: ShowScreen {
     var panelSize: PixelSize { size }
     var eventDescriptor: Int32? { card.fd }
 
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError) {
-        try present(draw)
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(ScreenError) {
+        do { try present(draw) } catch { throw .display(error) }
     }
 
     func handleEvents(at now: Double) -> [Double] { handleEvents() }
 
-    var statusFields: JSONObject {
-        ["driver": .string(card.driverName), "device": .string(card.path), "connector": .string(connectorName),
-         "mode": .string("\(mode)")]
+    var displayDescription: DisplayDescription {
+        .drm(driver: card.driverName, device: card.path, connector: connectorName, mode: "\(mode)")
     }
 
     func release() { releaseForAnotherSession() }
 
     func retake() { retakeAfterAnotherSession() }
 
-    func powerOff() throws(DRMError) { try switchOff() }
+    func powerOff() throws(ScreenError) {
+        do { try switchOff() } catch { throw .display(error) }
+    }
 
     func powerOn() { switchOn() }
 

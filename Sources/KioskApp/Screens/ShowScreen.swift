@@ -27,14 +27,13 @@ protocol ShowScreen: AnyObject {
     /// When a frame presented at `now` will reach the screen.
     func nextRefresh(after now: Double) -> Double
     /// Draws a frame into the buffer not on screen and queues it.
-    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(DRMError)
+    func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(ScreenError)
     /// Takes completed flips; returns when each one reached the screen.
     func handleEvents(at now: Double) -> [Double]
     /// A line for the log: which screen this is.
     var summary: String { get }
-    /// What `status` says about the display: `driver`, `connector`, `mode`
-    /// (or `headless` and the size).
-    var statusFields: JSONObject { get }
+    /// What shows the frames, for `status`.
+    var displayDescription: DisplayDescription { get }
     /// The seat is going to another session: a pending flip is finished
     /// (or, after a moment, abandoned) and nothing is presented until
     /// ``retake()``; the console is not restored (the seat manager and
@@ -44,7 +43,37 @@ protocol ShowScreen: AnyObject {
     func retake()
     /// Switches the panel off (the CRTC off); a pending flip is finished
     /// first, and nothing is presented until ``powerOn()``.
-    func powerOff() throws(DRMError)
+    func powerOff() throws(ScreenError)
     /// The next present sets the mode in full, which switches the panel on.
     func powerOn()
+}
+
+/// Why a screen refused a frame or could not be switched off: the show says
+/// it once (the display lost), retries each second, and keeps its time.
+enum ScreenError: Error, CustomStringConvertible {
+    /// The DRM display's own failure: the call, its errno, the card.
+    case display(DRMError)
+
+    var description: String {
+        switch self {
+        case .display(let error): return error.description
+        }
+    }
+}
+
+/// What shows the frames, as `status` tells it (its `display` object).
+enum DisplayDescription: Equatable {
+    case drm(driver: String, device: String, connector: String, mode: String)
+    case headless(size: PixelSize, refreshHz: Int)
+
+    /// The keys `status` gives it: `driver`, `device`, `connector`, `mode`;
+    /// or `driver` `headless`, `size`, `refresh_hz`.
+    var statusFields: JSONObject {
+        switch self {
+        case .drm(let driver, let device, let connector, let mode):
+            return ["driver": .string(driver), "device": .string(device), "connector": .string(connector), "mode": .string(mode)]
+        case .headless(let size, let refreshHz):
+            return ["driver": "headless", "size": .string("\(size)"), "refresh_hz": .int(refreshHz)]
+        }
+    }
 }

@@ -53,8 +53,8 @@ struct ShowSnapshot {
     struct Screen {
         /// What the panel is doing (``PanelState``).
         let panel: PanelState
-        /// What shows the frames, for `status`: `driver`, `connector`, `mode` (or `headless` and its size).
-        let fields: JSONObject
+        /// What shows the frames, for `status`.
+        let display: DisplayDescription
         /// The panel's size in millimetres, when the display says (a touch's slop in pixels).
         let physicalSize: PhysicalSize?
         /// The strip's layout: where each slot lies, for touches.
@@ -88,7 +88,7 @@ extension RunningShow {
                 paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, motion: schedule.motion),
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
-                panel: panel, fields: screen.statusFields, physicalSize: screen.physicalSize, geometry: layout.geometry,
+                panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,
                 rotation: layout.renderer.rotation),
             stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget))
     }
