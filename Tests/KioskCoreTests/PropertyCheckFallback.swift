@@ -6,22 +6,9 @@
 /// properties then run on inputs from a fixed seed, so a failure there
 /// repeats run after run; it does not shrink the failing input.
 
-/// A seeded source of inputs (SplitMix64).
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Makes one input from the seeded source.
+/// Makes one input from the seeded source (``SplitMix``).
 struct Gen<Value>: Sendable {
-    let generate: @Sendable (inout SeededRandom) -> Value
+    let generate: @Sendable (inout SplitMix) -> Value
 
     func map<Other>(_ transform: @escaping @Sendable (Value) -> Other) -> Gen<Other> {
         Gen<Other> { random in transform(generate(&random)) }
@@ -46,7 +33,7 @@ extension Gen where Value == Int {
 func propertyCheck<each Input>(
     count: Int = 100, input generators: repeat Gen<each Input>, property: (repeat each Input) async throws -> Void
 ) async rethrows {
-    var random = SeededRandom(seed: 0x6B69_6F73_6B64)
+    var random = SplitMix(seed: 0x6B69_6F73_6B64)
     for _ in 0..<count {
         try await property(repeat (each generators).generate(&random))
     }
