@@ -4,11 +4,11 @@ import Testing
 /// nil returned) when it throws none, or another. `#expect(throws:)`
 /// returns the error itself from Swift 6.1 on; Debian 13's Swift 6.0.3,
 /// which the tests also run on, returns nothing there.
-public func expectError<Failure: Error>(
-    _ type: Failure.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+public func expectError<Failure: Error, Value>(
+    _ type: Failure.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Value
 ) -> Failure? {
     do {
-        try body()
+        _ = try body()
     } catch let error as Failure {
         return error
     } catch {

@@ -92,7 +92,7 @@ final class ConfigReload: SettingsReloading {
             }
         }
         let assembly: ShowAssembly
-        do { assembly = try controller.assembly(for: screen ?? controller.show.screen, settings: applied, listing: listing) } catch {
+        do { assembly = try controller.assembly(for: screen ?? controller.screen, settings: applied, listing: listing) } catch {
             watcher?.stop()
             // A setting that does not fit the screen: where it was written, as for a mistake in the file.
             var reason = error.description

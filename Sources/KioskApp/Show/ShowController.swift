@@ -65,6 +65,9 @@ final class ShowController {
         move(to: screen, assembly: try assembly(for: screen, settings: settings), announce: announce)
     }
 
+    /// The screen the show is on: what a reload lays the show out for when the display stays.
+    var screen: any ShowScreen { show.screen }
+
     /// The show laid out by `settings` for `screen`'s panel, with `listing`,
     /// or the playlist it has now (a new screen does not list the folder again).
     func assembly(for screen: any ShowScreen, settings: KioskSettings, listing: FolderListing? = nil) throws(ShowSetupError) -> ShowAssembly {
