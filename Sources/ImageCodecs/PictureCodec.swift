@@ -175,6 +175,9 @@ public enum PictureCodecs {
     /// The formats' names for an operator: "JPEG, PNG or GIF".
     public static var names: String { spoken(all.map { $0.name }, joinedBy: "or") }
 
+    /// The extensions as a list: ".jpg, .jpeg, .png, .gif" (help texts).
+    public static var extensionList: String { fileExtensions.map { "." + $0 }.joined(separator: ", ") }
+
     /// The extensions for an operator: ".jpg, .jpeg, .png or .gif".
     public static func spokenExtensions(joinedBy conjunction: String = "or") -> String {
         spoken(fileExtensions.map { "." + $0 }, joinedBy: conjunction)

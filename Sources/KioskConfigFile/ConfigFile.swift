@@ -60,17 +60,19 @@ public enum ConfigFile {
             throw Error(path: path, message: "line \(failure.line), column \(failure.column): \(message)")
         }
         // Sorted so that, with several mistakes, the same one is reported first every time.
+        var lines: [String: Int] = [:]
         for entry in document.settings.sorted(by: { $0.key < $1.key }) {
             guard let value = entry.value else {
                 throw Error(path: path, message: "line \(entry.line): \(entry.key): expected a string, number, boolean, or a list or table of them")
             }
             do {
-                try settings.set(entry.key, to: value)
+                // A settings table (`[mqtt]`) sets each of its entries; they share the table's line.
+                for key in try settings.set(entry.key, to: value) where lines[key] == nil { lines[key] = entry.line }
             } catch {
                 throw Error(path: path, message: "line \(entry.line): \(error.description)")
             }
         }
-        return Dictionary(document.settings.map { ($0.key, $0.line) }) { first, _ in first }
+        return lines
     }
 
     /// The document as toml++ walks it, made into the root table's
@@ -91,7 +93,7 @@ public enum ConfigFile {
                 let value: SettingValue?
                 let elements = container.elements.map(\.value)
                 if container.isTable {
-                    // A setting's table holds plain values: `[keys]` maps names to actions.
+                    // A table holds plain values and lists of them: `[keys]` maps names to actions.
                     let plain = elements.allSatisfy { $0.map(Self.isPlain) == true }
                     value = plain ? .table(Dictionary(container.elements.map { ($0.key ?? "", $0.value!) }) { _, last in last }) : nil
                 } else {
@@ -121,6 +123,14 @@ public enum ConfigFile {
         }
 
         private static func isPlain(_ value: SettingValue) -> Bool {
+            switch value {
+            case .list(let values): return values.allSatisfy(isScalar)
+            case .table: return false
+            default: return true
+            }
+        }
+
+        private static func isScalar(_ value: SettingValue) -> Bool {
             switch value {
             case .list, .table: return false
             default: return true

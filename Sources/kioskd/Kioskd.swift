@@ -1,4 +1,5 @@
 import ArgumentParser
+import ImageCodecs
 import KioskApp
 import KioskCore
 import LinuxPlatform
@@ -9,7 +10,7 @@ struct Kioskd: ParsableCommand {
         commandName: "kioskd",
         abstract: "A photo kiosk: one picture centred, its neighbours peeking in, straight to the display.",
         discussion: """
-            Pictures (.jpg, .jpeg, .png, .gif) come from one folder and play in natural file-name order, \
+            Pictures (\(PictureCodecs.extensionList)) come from one folder and play in natural file-name order, \
             in an endless loop. Without a subcommand kioskd runs the show on a DRM display \
             until SIGTERM or SIGINT; `kioskd snapshot` renders one frame of it to a PNG; \
             `kioskd check-config` checks a config file.

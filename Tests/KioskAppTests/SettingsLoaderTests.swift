@@ -183,7 +183,7 @@ func configFile(_ text: String) throws -> String {
         let explained = try loadExplainedSettings(configPath: path, flags: [(name: "spacing", value: "3%")])
         let report = describeConfiguration(explained, file: path).split(separator: "\n").map(String.init)
         #expect(report.first == "# kioskd \(KioskVersion.current): the configuration from \(path); it is valid")
-        #expect(report.count == KioskSettings.names.count + 1)
+        #expect(report.count == KioskSettings.table.keys.count + 1)
         func line(_ setting: String) -> String? { report.first { $0.hasPrefix(setting + " = ") || $0.hasPrefix("# " + setting + ":") } }
         #expect(line("images")?.hasSuffix("# line 2") == true && line("images")?.hasPrefix("images = \"/srv/photos\" ") == true)
         #expect(line("interval")?.hasPrefix("interval = 12.0 ") == true && line("interval")?.hasSuffix("# line 4") == true)

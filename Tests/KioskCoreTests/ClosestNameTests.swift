@@ -9,12 +9,12 @@ import Testing
         ("roation", "rotation"), ("spaceing", "spacing"), ("socket_grup", "socket_group"), ("tap_zone", "tap_zones"),
     ])
     func aTypoFindsTheSettingMeant(typed: String, meant: String) {
-        #expect(closestName(to: typed, among: KioskSettings.names) == meant)
+        #expect(closestName(to: typed, among: KioskSettings.table.keys) == meant)
     }
 
     @Test func aNameNothingLikeASettingFindsNone() {
         for typed in ["xyzzy", "brightness", "a", "", "volume"] {
-            #expect(closestName(to: typed, among: KioskSettings.names) == nil, "\(typed)")
+            #expect(closestName(to: typed, among: KioskSettings.table.keys) == nil, "\(typed)")
         }
     }
 

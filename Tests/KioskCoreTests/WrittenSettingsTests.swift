@@ -26,14 +26,14 @@ import Testing
         var counted = KioskSettings()
         try counted.set("visible", to: .float(1.4))
         for settings in [KioskSettings(), try Self.unusual(), counted] {
-            for name in KioskSettings.names {
+            for name in KioskSettings.table.keys {
                 guard let value = settings.writtenValue(of: name) else { continue }
                 var copy = settings
                 try copy.set(name, to: value)
                 #expect(copy == settings, "\(name) = \(value.toml)")
             }
         }
-        #expect(KioskSettings.names.filter { KioskSettings().writtenValue(of: $0) == nil } == ["images", "visible", "slot_height", "socket_group"])
+        #expect(KioskSettings.table.keys.filter { KioskSettings().writtenValue(of: $0) == nil } == ["images", "visible", "slot_height", "socket_group"])
         #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
     }
 

@@ -96,6 +96,8 @@ public struct DisplayJob {
             let built = try makeSources(for: show, on: display)
             sources = built
             for source in built.all { try loop.add(source) }
+            // `start_paused`: a kiosk browsed by hand; every subscriber hears it.
+            if settings.motion.startPaused { show.controller.perform(.pause) }
             raiseDisplayLoopPriority()
             return try loop.run(until: stop)
         }

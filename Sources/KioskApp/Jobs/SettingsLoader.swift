@@ -23,7 +23,7 @@ public struct ExplainedSettings: Sendable {
     /// found only later (a slot wider than the screen): `FILE: line N`,
     /// `the --image-width flag`, or nil for a default.
     public func place(of name: String) -> String? {
-        if fromFlags.contains(name) { return "the --\(String(name.map { $0 == "_" ? "-" : $0 })) flag" }
+        if fromFlags.contains(name) { return "the --\(KioskSettings.table[name]?.flagName ?? name) flag" }
         guard let file, let line = fromFile[name] else { return nil }
         return "\(file): line \(line)"
     }
@@ -64,13 +64,13 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
 /// TOML: an operator can start a config file from it.
 public func describeConfiguration(_ explained: ExplainedSettings, file: String?) -> String {
     var lines = ["# kioskd \(KioskVersion.current): the configuration \(file.map { "from \($0)" } ?? "of the defaults"); it is valid"]
-    let rows = KioskSettings.names.map { name -> (setting: String, origin: String) in
-        let origin = explained.fromFlags.contains(name) ? "flag"
-            : explained.fromFile[name].map { "line \($0)" } ?? "default"
-        guard let value = explained.settings.writtenValue(of: name) else {
-            return ("# \(name): \(KioskSettings.unwrittenDefault(of: name))", origin)
+    let rows = KioskSettings.table.descriptors.map { setting -> (setting: String, origin: String) in
+        let origin = explained.fromFlags.contains(setting.key) ? "flag"
+            : explained.fromFile[setting.key].map { "line \($0)" } ?? "default"
+        guard let value = setting.write(explained.settings) else {
+            return ("# \(setting.key): \(setting.unwritten ?? "no value")", origin)
         }
-        return ("\(name) = \(value.toml)", origin)
+        return ("\(setting.key) = \(value.toml)", origin)
     }
     let width = min(48, rows.map(\.setting.count).max() ?? 0)
     for row in rows {

@@ -14,19 +14,21 @@ public enum ReloadOutcome: Equatable, Sendable {
 /// - A config with a mistake (a typo, a bad value, a slot wider than the
 ///   screen) is refused whole, with the error in the log; the show goes
 ///   on untouched with the settings it has.
-/// - Geometry, background, timing, easing, the EXIF turn and the cache
-///   budget are applied at once; the centred picture keeps its place.
-/// - A new folder, `recursive` or `order` starts a new watch of the
-///   folder; the playlist becomes its listing, the centred picture
-///   staying if it is still in it.
-/// - A new display (device, connector, mode, rotation, display, size) is
-///   opened in place of the old, the strip laid out for it and drawn at
-///   once where it was; the input maps touches to it. If it cannot be
-///   opened, or the layout does not fit it, the reload is refused and the
-///   show goes back to the display it had.
-/// - The input devices and keys, and the control socket are taken when
-///   the daemon starts: a change to them is logged as waiting for a
-///   restart and the old values stay in force.
+/// - What each changed setting needs is its descriptor's ``ReloadPolicy``
+///   (docs/configuration-reference.md lists them):
+///   - `live` (geometry, background, timing, easing, the EXIF turn, the
+///     cache budget...) is applied at once; the centred picture keeps its place.
+///   - `new folder` (the folder, `recursive`, `order`) starts a new watch of
+///     the folder; the playlist becomes its listing, the centred picture
+///     staying if it is still in it.
+///   - `new display` (device, connector, mode, rotation, display, size)
+///     opens the display in place of the old, the strip laid out for it and
+///     drawn at once where it was; the input maps touches to it. If it
+///     cannot be opened, or the layout does not fit it, the reload is
+///     refused and the show goes back to the display it had.
+///   - `restart` (the input devices and keys, the control socket, CEC, the
+///     state folder, `start_paused`) is taken when the daemon starts: a
+///     change is logged as waiting for a restart and the old value stays in force.
 /// - Command-line flags still win over the file, as at the start.
 final class ConfigReload: SettingsReloading {
     /// The defaults, the config file and the command line's flags, read
@@ -43,13 +45,6 @@ final class ConfigReload: SettingsReloading {
     /// Takes a new `display_schedule` at once; nil for a show without power control.
     let powerKeeper: PowerKeeper?
 
-    /// Settings only a restart changes.
-    static let takenAtStart: Set<String> = [
-        "socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "cec", "state_dir",
-    ]
-    static let displaySettings: Set<String> = ["device", "connector", "mode", "rotation", "display", "size"]
-    static let folderSettings: Set<String> = ["images", "recursive", "order"]
-
     init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (LogLine) -> Void,
          openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, powerKeeper: PowerKeeper? = nil,
          load: @escaping () throws -> ExplainedSettings) {
@@ -65,20 +60,16 @@ final class ConfigReload: SettingsReloading {
     func reload() -> ReloadOutcome {
         let explained: ExplainedSettings
         do { explained = try load() } catch { return refuse("\(error)") }
-        let read = explained.settings
-        let changed = KioskSettings.names.filter { read.writtenValue(of: $0) != settings.writtenValue(of: $0) }
-        let newDisplay = openDisplay != nil && changed.contains(where: Self.displaySettings.contains)
-        let waiting = changed.filter { Self.takenAtStart.contains($0) || (!newDisplay && Self.displaySettings.contains($0)) }
-        var applied = read
-        if !newDisplay { applied.display = settings.display }
-        applied.input = settings.input
-        applied.control = settings.control
-        applied.power.cec = settings.power.cec
-        applied.stateDirectory = settings.stateDirectory
+        // What each changed setting needs is its descriptor's reload policy.
+        let changed = KioskSettings.table.changed(from: settings, to: explained.settings)
+        let newDisplay = openDisplay != nil && changed.contains { $0.reload == .newDisplay }
+        let waiting = changed.filter { $0.reload == .restart || (!newDisplay && $0.reload == .newDisplay) }
+        var applied = explained.settings
+        for setting in waiting { setting.keep(in: &applied, from: settings) }
 
         var watcher: FolderWatcher?
         var listing: FolderListing?
-        if changed.contains(where: Self.folderSettings.contains), let images = applied.images {
+        if changed.contains(where: { $0.reload == .newFolder }), let images = applied.images {
             do { watcher = try FolderWatcher(root: images, settings: applied.folder) } catch {
                 return refuse("cannot read the picture folder \(error)")
             }
@@ -114,17 +105,17 @@ final class ConfigReload: SettingsReloading {
         let before = settings
         settings = applied
         powerKeeper?.use(applied.power.schedule)
-        let applying = changed.filter { !waiting.contains($0) }
+        let applying = changed.filter { setting in !waiting.contains { $0.key == setting.key } }
         if changed.isEmpty {
             log("reload: nothing changed")
         } else {
-            let lines = applying.map { "\($0) \(Self.shown(before, $0)) -> \(Self.shown(applied, $0))" }
+            let lines = applying.map { "\($0.key) \(Self.shown(before, $0)) -> \(Self.shown(applied, $0))" }
             if !lines.isEmpty { log(LogLine("reload: " + lines.joined(separator: ", "))) }
             if !waiting.isEmpty {
-                log(.warning("reload: " + waiting.joined(separator: ", ") + (waiting.count == 1 ? " takes" : " take") + " effect when kioskd restarts"))
+                log(.warning("reload: " + waiting.map(\.key).joined(separator: ", ") + (waiting.count == 1 ? " takes" : " take") + " effect when kioskd restarts"))
             }
         }
-        return .applied(changed: applying, restartNeeded: waiting)
+        return .applied(changed: applying.map(\.key), restartNeeded: waiting.map(\.key))
     }
 
     /// Opens the display the show had again, after a new one failed: what
@@ -145,7 +136,7 @@ final class ConfigReload: SettingsReloading {
         return .refused(reason)
     }
 
-    private static func shown(_ settings: KioskSettings, _ name: String) -> String {
-        settings.writtenValue(of: name)?.toml ?? "(\(KioskSettings.unwrittenDefault(of: name)))"
+    private static func shown(_ settings: KioskSettings, _ setting: SettingDescriptor) -> String {
+        setting.write(settings)?.toml ?? "(\(setting.unwritten ?? "no value"))"
     }
 }

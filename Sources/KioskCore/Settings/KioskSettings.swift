@@ -64,6 +64,9 @@ public struct MotionSettings: Hashable, Sendable {
     public var easing: Easing = .easeInOut
     /// Seconds after the last touch before automatic slides resume (`resume_after`).
     public var resumeAfter: Double = 30
+    /// The show starts paused (`start_paused`): nothing moves on its own
+    /// until `kioskctl resume` or a tap in the middle.
+    public var startPaused = false
 
     public init() {}
 }
@@ -192,7 +195,8 @@ public struct PowerSettings: Hashable, Sendable {
 ///
 /// Settings are layered: defaults, then the config file, then command-line
 /// flags, each through ``set(_:to:)`` so both are checked the same way and
-/// errors name the setting as the config file spells it.
+/// errors name the setting as the config file spells it. Each setting is
+/// one ``SettingDescriptor`` in ``table``; the initial values here are the defaults.
 public struct KioskSettings: Hashable, Sendable {
     /// The folder of pictures. No default: the operator must say where.
     public var images: String? = nil
@@ -216,237 +220,15 @@ public struct KioskSettings: Hashable, Sendable {
 
     public init() {}
 
-    /// The settings a config file may contain.
-    public static let names = [
-        "images", "image_width", "visible", "spacing", "slot_height", "background", "align", "portrait_pairs", "device", "connector", "mode", "rotation",
-        "exif_rotate", "cache_mb", "interval", "transition", "easing", "display", "size", "socket", "socket_group",
-        "input", "grab", "tap_zones", "max_zoom", "resume_after", "calibration", "keys", "recursive", "order", "rescan_interval",
-        "display_schedule", "cec", "state_dir",
-    ]
-
-    public mutating func set(_ name: String, to value: SettingValue) throws(SettingError) {
-        switch name {
-        case "images":
-            guard case .string(let path) = value, !path.isEmpty else {
-                throw SettingError(setting: name, value: value.written, reason: "expected the path of a folder")
-            }
-            images = path
-        case "image_width":
-            layout.slotWidth = try Self.length(name, value)
-        case "visible":
-            // Whether the slot fits the screen is the geometry's to say, against a screen.
-            guard let count = value.number, count.isFinite, count > 0, count <= 100 else {
-                throw SettingError(
-                    setting: name, value: value.written,
-                    reason: "expected how many slots the screen holds across, e.g. 1.4 (the centred picture and its neighbours peeking in)")
-            }
-            layout.visible = count
-        case "spacing":
-            layout.spacing = try Self.length(name, value)
-        case "slot_height":
-            layout.slotHeight = try Self.length(name, value)
-        case "background":
-            guard case .string(let text) = value, let colour = RGBColor(hex: text) else {
-                throw SettingError(
-                    setting: name, value: value.written, reason: "expected a colour as RRGGBB, e.g. \"101010\"")
-            }
-            layout.background = colour
-        case "align":
-            guard case .string(let text) = value, let alignment = PictureAlignment(rawValue: text == "center" ? "centre" : text) else {
-                throw SettingError(
-                    setting: name, value: value.written,
-                    reason: "expected \"centre\" (a picture centred in its slot) or \"inner\" (toward the screen's centre, so every neighbour peeks in)")
-            }
-            layout.alignment = alignment
-        case "device":
-            display.device = try Self.autoOrText(name, value, example: "/dev/dri/card0")
-        case "connector":
-            display.connector = try Self.autoOrText(name, value, example: "HDMI-A-1")
-        case "mode":
-            guard case .string(let text) = value, let mode = ModeRequest(parsing: text) else {
-                throw SettingError(
-                    setting: name, value: value.written,
-                    reason: "expected \"auto\", a size like \"1920x1080\" or a size and rate like \"1920x1080@60\"")
-            }
-            display.mode = mode
-        case "portrait_pairs":
-            layout.portraitPairs = try Self.boolean(name, value)
-        case "exif_rotate":
-            exifRotate = try Self.boolean(name, value)
-        case "grab":
-            input.grab = try Self.boolean(name, value)
-        case "tap_zones":
-            input.tapZones = try Self.boolean(name, value)
-        case "recursive":
-            folder.recursive = try Self.boolean(name, value)
-        case "order":
-            guard let order = PictureOrder(rawValue: value.written) else {
-                throw SettingError(setting: name, value: value.written, reason: "expected name, mtime, taken or shuffle")
-            }
-            folder.order = order
-        case "rescan_interval":
-            folder.rescanInterval = try Self.seconds(name, value, range: 1...86_400)
-        case "max_zoom":
-            guard let zoom = value.number, zoom.isFinite, zoom >= 1, zoom <= 8 else {
-                throw SettingError(setting: name, value: value.written, reason: "expected how far a pinch zooms, from 1 (no zoom) to 8, e.g. 2")
-            }
-            input.maxZoom = zoom
-        case "resume_after":
-            motion.resumeAfter = try Self.seconds(name, value, range: 0...86_400)
-        case "input":
-            input.devices = try Self.devices(name, value)
-        case "keys":
-            guard case .table(let entries) = value else {
-                throw SettingError(setting: name, value: value.written, reason: "expected a table of key names and actions, e.g. [keys] KEY_F5 = \"next\"")
-            }
-            var keys: [String: KeyAction] = [:]
-            for (key, action) in entries {
-                guard key.hasPrefix("KEY_") || key.hasPrefix("BTN_"), case .string(let word) = action, let chosen = KeyAction(rawValue: word) else {
-                    throw SettingError(
-                        setting: name, value: "\(key) = \(action.written)",
-                        reason: "expected a kernel key name (KEY_... or BTN_..., as evtest shows them) and next, prev or pause")
-                }
-                keys[key] = chosen
-            }
-            input.keys = keys
-        case "calibration":
-            let numbers: [Double?]
-            switch value {
-            case .string(let text): numbers = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { Double($0) }
-            case .list(let values): numbers = values.map(\.number)
-            default: numbers = []
-            }
-            guard numbers.count == 6, let matrix = numbers as? [Double], matrix.allSatisfy(\.isFinite) else {
-                throw SettingError(
-                    setting: name, value: value.written,
-                    reason: "expected libinput's 6 numbers \"a b c d e f\" (as LIBINPUT_CALIBRATION_MATRIX), e.g. \"1 0 0 0 1 0\"")
-            }
-            input.calibration = matrix
-        case "cache_mb":
-            switch value {
-            case .string("auto"): cacheMegabytes = nil
-            case .integer(let megabytes) where (1...65536).contains(megabytes): cacheMegabytes = megabytes
-            case .string(let text) where Int(text).map((1...65536).contains) == true: cacheMegabytes = Int(text)
-            default:
-                throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or whole MiB from 1 to 65536")
-            }
-        case "interval":
-            motion.interval = try Self.seconds(name, value, range: 0.1...86_400)
-        case "transition":
-            motion.transition = try Self.seconds(name, value, range: 0.01...60)
-        case "easing":
-            guard let easing = Easing(rawValue: value.written) else {
-                throw SettingError(setting: name, value: value.written, reason: "expected linear, ease-in-out or ease-out")
-            }
-            motion.easing = easing
-        case "display":
-            guard let target = DisplayTarget(rawValue: value.written) else {
-                throw SettingError(setting: name, value: value.written, reason: "expected drm or headless")
-            }
-            display.target = target
-        case "size":
-            guard case .string(let text) = value, let size = PixelSize(parsing: text),
-                  size.width <= 8192, size.height <= 8192 else {
-                throw SettingError(
-                    setting: name, value: value.written, reason: "expected WIDTHxHEIGHT up to 8192x8192, e.g. \"1280x720\"")
-            }
-            display.headlessSize = size
-        case "rotation":
-            guard let rotation = Rotation(parsing: value.written) else {
-                throw SettingError(setting: name, value: value.written, reason: "expected 0, 90, 180 or 270")
-            }
-            display.rotation = rotation
-        case "socket":
-            guard case .string(let text) = value, !text.isEmpty, !text.contains("\0"),
-                  text.utf8.count <= ControlSettings.maximumPathBytes else {
-                throw SettingError(
-                    setting: name, value: value.written,
-                    reason: "expected \"none\" or the path of the control socket, at most \(ControlSettings.maximumPathBytes) bytes, e.g. \"\(ControlSettings.defaultSocket)\"")
-            }
-            control.socket = text == "none" ? nil : text
-        case "socket_group":
-            guard case .string(let text) = value, !text.isEmpty, !text.contains("\0"), !text.contains(":") else {
-                throw SettingError(
-                    setting: name, value: value.written, reason: "expected the name of a group, e.g. \"kioskd\"")
-            }
-            control.socketGroup = text
-        case "display_schedule":
-            guard case .string(let text) = value else {
-                throw SettingError(setting: name, value: value.written, reason: "expected \"none\" or rules like \"mon-fri 07:00-19:00; sat,sun 09:00-23:00\"")
-            }
-            if text == "none" {
-                power.schedule = nil
-            } else {
-                do { power.schedule = try DisplaySchedule(parsing: text) } catch {
-                    throw SettingError(setting: name, value: text, reason: error.description)
-                }
-            }
-        case "cec":
-            guard case .string(let text) = value, text == "auto" || text == "off" || (text.hasPrefix("/dev/") && !text.contains("\0")) else {
-                throw SettingError(setting: name, value: value.written, reason: "expected \"auto\", \"off\" or a CEC device like \"/dev/cec0\"")
-            }
-            power.cec = text == "auto" ? .auto : text == "off" ? .off : .device(text)
-        case "state_dir":
-            guard case .string(let text) = value, text == "none" || (text.hasPrefix("/") && !text.contains("\0")) else {
-                throw SettingError(setting: name, value: value.written, reason: "expected \"none\" or an absolute folder path like \"/var/lib/kioskd\"")
-            }
-            stateDirectory = text == "none" ? nil : text
-        default:
-            // A typo is never silently ignored: it is refused, with the setting most likely meant.
-            let guess = closestName(to: name, among: Self.names).map { "did you mean \($0)? " } ?? ""
-            throw SettingError(
-                setting: name, value: value.written,
-                reason: "unknown setting; \(guess)known settings are \(Self.names.joined(separator: ", "))")
-        }
+    /// Sets setting `key` (as the file spells it) from `value`, through
+    /// its descriptor in ``table``; returns the keys set (a table's name sets each of its entries).
+    @discardableResult
+    public mutating func set(_ key: String, to value: SettingValue) throws(SettingError) -> [String] {
+        try Self.table.set(key, to: value, in: &self)
     }
 
-    private static func boolean(_ name: String, _ value: SettingValue) throws(SettingError) -> Bool {
-        switch value {
-        case .boolean(let on): return on
-        case .string("true"): return true
-        case .string("false"): return false
-        default: throw SettingError(setting: name, value: value.written, reason: "expected true or false")
-        }
-    }
-
-    private static func devices(_ name: String, _ value: SettingValue) throws(SettingError) -> [String]? {
-        let entries: [SettingValue]
-        switch value {
-        case .string("auto"): return nil
-        case .string("none"): return []
-        case .list(let values): entries = values
-        default: entries = [value]
-        }
-        var devices: [String] = []
-        for entry in entries {
-            guard case .string(let device) = entry, !device.isEmpty, !device.contains("\0"),
-                  device.hasPrefix("/dev/input/") ? !device.contains("/../") : !device.contains("/") else {
-                throw SettingError(
-                    setting: name, value: value.written,
-                    reason: "expected \"auto\", \"none\", or a list of /dev/input/eventN paths or /dev/input/by-id names, e.g. [\"/dev/input/event3\"]")
-            }
-            devices.append(device)
-        }
-        return devices
-    }
-
-    private static func autoOrText(_ name: String, _ value: SettingValue, example: String) throws(SettingError) -> String? {
-        guard case .string(let text) = value, !text.isEmpty else {
-            throw SettingError(setting: name, value: value.written, reason: "expected \"auto\" or a name like \"\(example)\"")
-        }
-        return text == "auto" ? nil : text
-    }
-
-    private static func seconds(
-        _ name: String, _ value: SettingValue, range: ClosedRange<Double>
-    ) throws(SettingError) -> Double {
-        guard let seconds = value.number, range.contains(seconds) else {
-            throw SettingError(
-                setting: name, value: value.written,
-                reason: "expected seconds from \(range.lowerBound) to \(Int(range.upperBound)), e.g. 8 or 0.45")
-        }
-        return seconds
-    }
+    /// Setting `key`'s value as the config file would spell it (see ``SettingDescriptor/write(_:)``).
+    public func writtenValue(of key: String) -> SettingValue? { Self.table[key]?.write(self) }
 
     /// `visible` and `image_width` both say how wide the slot is: written
     /// together (in the file, as flags, or one in each) they are an error
@@ -459,19 +241,5 @@ public struct KioskSettings: Hashable, Sendable {
             setting: "visible", value: "\(visible)",
             reason: "visible\(at("visible")) and image_width\(at("image_width")) both set the slot's width: keep one "
                 + "(visible counts slots across the screen, image_width gives the width)")
-    }
-
-    private static func length(_ name: String, _ value: SettingValue) throws(SettingError) -> Length {
-        switch value {
-        case .integer(let pixels):
-            return .pixels(pixels)
-        case .string(let text):
-            if let length = Length(parsing: text) { return length }
-        default:
-            break
-        }
-        throw SettingError(
-            setting: name, value: value.written,
-            reason: "expected whole pixels like 1344 or a percentage of the screen like \"70%\"")
     }
 }

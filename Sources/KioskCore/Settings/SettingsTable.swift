@@ -1,0 +1,218 @@
+/// Every setting kioskd has, in the order `kioskd check-config` and the
+/// configuration reference list them. Adding a setting is adding its
+/// descriptor here (and the typed field the show reads); its name in the
+/// file, its flag, its help, the check-config line, the reload and the
+/// reference all follow. See ``SettingDescriptor``.
+extension KioskSettings {
+    public static let table = SettingsTable([
+        // The strip.
+        SettingDescriptor(
+            "images", \.images, .folderPath, flag: .drawing, valueName: "dir", reload: .newFolder,
+            unwritten: "none: it must be given (images, or --images)",
+            help: "Folder of pictures, played in file-name order."),
+        SettingDescriptor(
+            "image_width", \.layout.slotWidth, .length, flag: .drawing, valueName: "x", reload: .live,
+            unwritten: "follows from visible: the screen width over visible, less the spacing",
+            writtenWhen: { $0.layout.visible == nil },  // one of the two says the width; both would be an error
+            help: "Slot width: pixels (1344) or a percentage of the screen width (70%)."),
+        SettingDescriptor(
+            "visible", \.layout.visible, .slotsAcross, flag: .drawing, valueName: "n", reload: .live,
+            unwritten: "not set: image_width gives the slot's width",
+            help: "How many slots the screen holds across, instead of image_width: 1.4 is the centred picture with its neighbours peeking in."),
+        SettingDescriptor(
+            "spacing", \.layout.spacing, .length, flag: .drawing, valueName: "y", reload: .live,
+            help: "Gap between slots: pixels (40) or a percentage of the screen width (2%)."),
+        SettingDescriptor(
+            "slot_height", \.layout.slotHeight, .optionalLength, flag: .drawing, valueName: "h", reload: .live,
+            unwritten: "the full height of the screen",
+            help: "Slot height: pixels or a percentage of the screen height."),
+        SettingDescriptor(
+            "background", \.layout.background, .colour, flag: .drawing, valueName: "rrggbb", reload: .live,
+            help: "Background colour as RRGGBB."),
+        SettingDescriptor(
+            "align", \.layout.alignment, .alignment, flag: .drawing, valueName: "centre|inner", reload: .live,
+            help: "Where a picture narrower than its slot sits: inner (toward the screen's centre, so every neighbour peeks in) or centre."),
+        SettingDescriptor(
+            "portrait_pairs", \.layout.portraitPairs, .boolean, flag: .drawing, switch: true, valueName: "bool", reload: .live,
+            help: "Two consecutive portrait photos share one slot, side by side."),
+        // The display.
+        SettingDescriptor(
+            "device", \.display.device, .autoOrName(example: "/dev/dri/card0"), flag: .show, valueName: "path", reload: .newDisplay,
+            help: "DRM card, e.g. /dev/dri/card1, or auto: the first card with a connected screen."),
+        SettingDescriptor(
+            "connector", \.display.connector, .autoOrName(example: "HDMI-A-1"), flag: .show, valueName: "name", reload: .newDisplay,
+            help: "Connector as the kernel names it (HDMI-A-1, DP-1, Virtual-1), or auto: the first connected."),
+        SettingDescriptor(
+            "mode", \.display.mode, .mode, flag: .show, valueName: "m", reload: .newDisplay,
+            help: "auto (the screen's preferred mode), 1920x1080 or 1920x1080@60."),
+        SettingDescriptor(
+            "rotation", \.display.rotation, .rotation, flag: .drawing, valueName: "r", reload: .newDisplay,
+            help: "Turn the picture clockwise for a screen mounted on its side: 0, 90, 180 or 270."),
+        // The pictures.
+        SettingDescriptor(
+            "exif_rotate", \.exifRotate, .boolean, flag: .none, valueName: "bool", reload: .live,
+            help: "Show camera photos upright as their EXIF Orientation tag says."),
+        SettingDescriptor(
+            "cache_mb", \.cacheMegabytes, .cacheMegabytes, flag: .none, valueName: "mib", reload: .live,
+            help: "MiB for decoded pictures; auto is six slots' worth, raised (with a log line) to what the screen needs at least."),
+        // The motion.
+        SettingDescriptor(
+            "interval", \.motion.interval, .seconds(0.1...86_400), flag: .show, valueName: "s", reload: .live,
+            help: "Seconds on each picture before sliding to the next."),
+        SettingDescriptor(
+            "transition", \.motion.transition, .seconds(0.01...60), flag: .show, valueName: "s", reload: .live,
+            help: "Seconds a slide takes."),
+        SettingDescriptor(
+            "easing", \.motion.easing, .word(expected: "linear, ease-in-out or ease-out"), flag: .show, valueName: "curve", reload: .live,
+            help: "How a slide speeds up and settles: ease-in-out, ease-out or linear."),
+        SettingDescriptor(
+            "display", \.display.target, .word(expected: "drm or headless"), flag: .show, valueName: "d", reload: .newDisplay,
+            help: "drm (a real screen) or headless (in memory at 60 Hz, for trying kioskd without a free display)."),
+        SettingDescriptor(
+            "size", \.display.headlessSize, .screenSize, flag: .show, valueName: "wxh", reload: .newDisplay,
+            help: "The headless screen's size, up to 8192x8192."),
+        // The control socket.
+        SettingDescriptor(
+            "socket", \.control.socket, .socketPath, flag: .show, valueName: "path", reload: .restart,
+            help: "The control socket kioskctl talks to, or none."),
+        SettingDescriptor(
+            "socket_group", \.control.socketGroup, .groupName, flag: .none, valueName: "group", reload: .restart,
+            unwritten: "the daemon's own group",
+            help: "The group the control socket (mode 0660) belongs to, so its members may use kioskctl."),
+        // Touch and keys.
+        SettingDescriptor(
+            "input", \.input.devices, .inputDevices, flag: .none, valueName: "devices", reload: .restart,
+            help: "Devices to read: auto (every touchscreen and keyboard, as they come and go), none, or a list of /dev/input paths or /dev/input/by-id names."),
+        SettingDescriptor(
+            "grab", \.input.grab, .boolean, flag: .none, valueName: "bool", reload: .restart,
+            help: "Take the input devices for kioskd alone (EVIOCGRAB)."),
+        SettingDescriptor(
+            "tap_zones", \.input.tapZones, .boolean, flag: .none, valueName: "bool", reload: .restart,
+            help: "A tap on the left or right fifth is prev or next; in the middle, pause or resume."),
+        SettingDescriptor(
+            "max_zoom", \.input.maxZoom, .zoom, flag: .drawing, valueName: "z", reload: .live,
+            help: "How far a pinch zooms the centred picture, 1 to 8 (never past the photo's own pixels)."),
+        SettingDescriptor(
+            "resume_after", \.motion.resumeAfter, .seconds(0...86_400), flag: .none, valueName: "s", reload: .live,
+            help: "Seconds after the last touch before automatic slides resume."),
+        SettingDescriptor(
+            "start_paused", \.motion.startPaused, .boolean, flag: .show, switch: true, valueName: "bool", reload: .restart,
+            help: "Start with automatic slides paused, for a kiosk browsed by hand: nothing moves on its own until kioskctl resume or a tap in the middle."),
+        SettingDescriptor(
+            "calibration", \.input.calibration, .calibration, flag: .none, valueName: "matrix", reload: .restart,
+            help: "libinput's calibration matrix \"a b c d e f\" (as LIBINPUT_CALIBRATION_MATRIX), for every touch device."),
+        SettingDescriptor(
+            "keys", \.input.keys, .keyActions, flag: .none, valueName: "table", reload: .restart,
+            help: "Keys on top of the defaults, by their kernel names: [keys] KEY_F5 = \"next\" (next, prev or pause)."),
+        // The folder.
+        SettingDescriptor(
+            "recursive", \.folder.recursive, .boolean, flag: .show, valueName: "bool", reload: .newFolder,
+            help: "Take pictures from subfolders too."),
+        SettingDescriptor(
+            "order", \.folder.order, .word(expected: "name, mtime, taken or shuffle"), flag: .show, valueName: "order", reload: .newFolder,
+            help: "name (natural file-name order), mtime (oldest first), taken (EXIF date) or shuffle."),
+        SettingDescriptor(
+            "rescan_interval", \.folder.rescanInterval, .seconds(1...86_400), flag: .show, valueName: "s", reload: .live,
+            help: "Seconds between rescans of the folder when the kernel cannot watch it all."),
+        // Power and state.
+        SettingDescriptor(
+            "display_schedule", \.power.schedule, .schedule, flag: .show, valueName: "rules", reload: .live,
+            help: "When the display is on, in local time, e.g. \"mon-fri 07:00-19:00; sat,sun 09:00-23:00\", or none: always on."),
+        SettingDescriptor(
+            "cec", \.power.cec, .cec, flag: .show, valueName: "cec", reload: .restart,
+            help: "HDMI-CEC for TVs: auto (the connector's adapter), off, or a device like /dev/cec0."),
+        SettingDescriptor(
+            "state_dir", \.stateDirectory, .stateDirectory, flag: .show, valueName: "path", reload: .restart,
+            help: "Where the centred picture is kept to resume on, or none."),
+    ])
+}
+
+/// The settings, each by its ``SettingDescriptor``.
+public struct SettingsTable: Sendable {
+    public let descriptors: [SettingDescriptor]
+    /// The TOML tables settings sit in (`mqtt` for `[mqtt]`).
+    public let tables: Set<String>
+    private let byKey: [String: Int]
+
+    public init(_ descriptors: [SettingDescriptor]) {
+        self.descriptors = descriptors
+        tables = Set(descriptors.compactMap(\.table))
+        byKey = Dictionary(descriptors.enumerated().map { ($1.key, $0) }) { first, _ in first }
+    }
+
+    /// Every setting's name as the file spells it (`interval`, `mqtt.broker`).
+    public var keys: [String] { descriptors.map(\.key) }
+
+    public subscript(key: String) -> SettingDescriptor? { byKey[key].map { descriptors[$0] } }
+
+    /// Sets `key` in `settings`; for a table's name, each entry of the
+    /// table (`[mqtt]` with `broker = ...` sets `mqtt.broker`). Returns the
+    /// keys set. A name kioskd does not know is refused with the one most
+    /// likely meant: a typo is never silently ignored.
+    @discardableResult
+    public func set(_ key: String, to value: SettingValue, in settings: inout KioskSettings) throws(SettingError) -> [String] {
+        if let descriptor = self[key] {
+            try descriptor.set(&settings, to: value)
+            return [key]
+        }
+        if tables.contains(key), case .table(let entries) = value {
+            var set: [String] = []
+            for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                set += try self.set(key + "." + name, to: entry, in: &settings)
+            }
+            return set
+        }
+        let guess = closestName(to: key, among: keys).map { "did you mean \($0)? " } ?? ""
+        throw SettingError(
+            setting: key, value: value.written,
+            reason: "unknown setting; \(guess)known settings are \(keys.joined(separator: ", "))")
+    }
+
+    /// The keys whose values differ between `old` and `new`, in the table's order.
+    public func changed(from old: KioskSettings, to new: KioskSettings) -> [SettingDescriptor] {
+        descriptors.filter { $0.write(old) != $0.write(new) }
+    }
+
+    /// docs/configuration-reference.md: every setting with its flag, its
+    /// default, when a reload applies it, and its help. Written from the
+    /// table (`make reference`); a test fails when the page differs.
+    public var reference: String {
+        var lines = [
+            "# Configuration reference",
+            "",
+            "Every setting kioskd has, generated from its settings table (`KioskSettings.table` in",
+            "`Sources/KioskCore/Settings/SettingsTable.swift`) by `make reference`; a test fails when this page",
+            "and the table differ. [configuration.md](configuration.md) explains the layout's math and the",
+            "decisions behind the defaults.",
+            "",
+            "- **Setting**: the name in the config file (`/etc/kioskd/kioskd.toml`, TOML). A setting shown",
+            "  as `table.name` goes in that table: `[table]` then `name = ...`.",
+            "- **Flag**: the command-line flag, which wins over the file. `kioskd` (the show) takes every",
+            "  flag; `kioskd snapshot` takes those marked *(snapshot too)*.",
+            "- **Reload**: what a changed value needs on `kioskctl reload` or SIGHUP: *live* applies at once,",
+            "  *new folder* watches the folder anew, *new display* opens the display again, *restart* waits",
+            "  for kioskd to restart (logged).",
+            "",
+            "| Setting | Flag | Default | Reload | Meaning |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for setting in descriptors {
+            let flag: String
+            switch setting.flag {
+            case .none: flag = "file only"
+            case .drawing, .show:
+                let spelled = setting.flagIsSwitch
+                    ? "`--\(setting.flagName)`, `--no-\(setting.flagName)`" : "`--\(setting.flagName) <\(setting.valueName)>`"
+                flag = spelled + (setting.flag == .drawing ? " *(snapshot too)*" : "")
+            }
+            let cells = ["`\(setting.key)`", flag, setting.shownDefault, setting.reload.rawValue, setting.help]
+            lines.append("| " + cells.map { $0.replacingPipes }.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    /// A table cell's text: `|` would end the cell.
+    fileprivate var replacingPipes: String { split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|") }
+}
