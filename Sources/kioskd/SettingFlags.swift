@@ -1,39 +1,69 @@
 import ArgumentParser
 import KioskCore
 
-/// Command-line flags for settings. ArgumentParser declares options as
-/// stored properties (its help, man page and shell completions come from
-/// them), so each flag is one line, `@Option(help: .setting("interval"))
-/// var interval: String?`, and everything else comes from the setting's
-/// descriptor in ``KioskSettings/table``: the help, the value's name, the
-/// default in the help, and which setting the flag sets (the property's
-/// name is the flag's). kioskdTests fails when the table and the
-/// declarations differ: a flag the table does not list, or a descriptor
-/// whose flag is not declared where its ``FlagScope`` says.
-extension ArgumentHelp {
-    static func setting(_ key: String) -> ArgumentHelp {
-        guard let setting = KioskSettings.table[key] else { preconditionFailure("no setting \(key) in KioskSettings.table") }
-        return ArgumentHelp(setting.help + " Default: " + setting.shownDefault + ".", valueName: setting.valueName)
+/// The command-line flags of the settings whose ``FlagScope`` is
+/// `Scope.scope`, made from ``KioskSettings/table``: a setting's descriptor
+/// is all a flag needs (its name, help, value name, default and whether it
+/// is a switch), so adding a setting adds its flag, its help, its man page
+/// entry and its shell completion.
+///
+/// ArgumentParser learns a command's arguments by reflecting on an empty
+/// instance (`Mirror(reflecting:)`), and decodes the parsed values through
+/// `init(from:)`. This type answers both from the table: its
+/// ``customMirror`` lists one `Option` (or a `--x`/`--no-x` `Flag` for a
+/// switch) per setting, where a hand-written type would declare stored
+/// properties, and ``init(from:)`` reads them back by the same keys.
+struct SettingFlags<Scope: SettingFlagScope>: ParsableArguments, CustomReflectable {
+    /// The setting flags given, as (setting key, value), in the table's order.
+    private(set) var given: [(name: String, value: String)] = []
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: SettingKey.self)
+        for setting in Self.settings {
+            let key = SettingKey(stringValue: setting.key)
+            let value = setting.flagIsSwitch
+                ? try container.decode(Flag<Bool?>.self, forKey: key).wrappedValue.map { String($0) }
+                : try container.decode(Option<String?>.self, forKey: key).wrappedValue
+            if let value { given.append((setting.key, value)) }
+        }
+    }
+
+    static var settings: [SettingDescriptor] { KioskSettings.table.descriptors.filter { $0.flag == Scope.scope } }
+
+    /// What ArgumentParser reads to learn the arguments: each setting's
+    /// flag, labelled as a property wrapper would be (`_interval`).
+    var customMirror: Mirror {
+        Mirror(self, children: Self.settings.map { setting -> Mirror.Child in
+            let help = ArgumentHelp(setting.help + " Default: " + setting.shownDefault + ".", valueName: setting.valueName)
+            let flag: Any = setting.flagIsSwitch
+                ? Flag<Bool?>(name: .customLong(setting.flagName), inversion: .prefixedNo, help: help)
+                : Option<String?>(wrappedValue: nil, name: .customLong(setting.flagName), help: help)
+            return (label: "_" + setting.key, value: flag)
+        })
+    }
+
+    /// A setting's key as the decoder's coding key.
+    private struct SettingKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 }
 
-/// The setting flags given in `arguments` (a parsed ``LayoutOptions`` or
-/// ``ShowSettingOptions``), as (setting key, value), in declaration order.
-func settingFlags(in arguments: some ParsableArguments) -> [(name: String, value: String)] {
-    Mirror(reflecting: arguments).children.compactMap { child in
-        guard let setting = declaredSetting(child.label) else { return nil }
-        if let option = child.value as? Option<String?> { return option.wrappedValue.map { (setting.key, $0) } }
-        if let flag = child.value as? Flag<Bool?> { return flag.wrappedValue.map { (setting.key, String($0)) } }
-        return nil
-    }
+/// Which commands a ``SettingFlags`` group is for.
+protocol SettingFlagScope {
+    static var scope: FlagScope { get }
 }
 
-/// The setting a flag property declares, from its name: `_rescanInterval` is `--rescan-interval`.
-func declaredSetting(_ label: String?) -> SettingDescriptor? {
-    guard let label, label.hasPrefix("_") else { return nil }
-    var flag = ""
-    for character in label.dropFirst() {
-        if character.isUppercase { flag += "-" + character.lowercased() } else { flag.append(character) }
-    }
-    return KioskSettings.table.descriptors.first { $0.flagName == flag }
+/// `kioskd` (the show) and `kioskd snapshot`.
+enum DrawingCommands: SettingFlagScope {
+    static var scope: FlagScope { .drawing }
+}
+
+/// `kioskd` (the show) alone.
+enum ShowCommandOnly: SettingFlagScope {
+    static var scope: FlagScope { .show }
 }

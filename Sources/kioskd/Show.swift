@@ -15,7 +15,8 @@ struct Show: ParsableCommand {
 
     @OptionGroup var layout: LayoutOptions
 
-    @OptionGroup var showSettings: ShowSettingOptions
+    /// The settings only the show takes as flags (``FlagScope/show``).
+    @OptionGroup var showSettings: SettingFlags<ShowCommandOnly>
 
     @Option(help: "The picture to start with (0 is the first file). Default: the one the show was on when it last stopped, else 0.")
     var index: Int?
@@ -32,7 +33,7 @@ struct Show: ParsableCommand {
             return
         }
         let settings: KioskSettings
-        let own = settingFlags(in: showSettings)
+        let own = showSettings.given
         do { settings = try layout.settings(more: own) } catch { fail("\(error)") }
         var job = DisplayJob(settings: settings, index: index, verbose: verbose, log: log)
         job.reloadSettings = { [layout] in try layout.explainedSettings(more: own) }

@@ -4,7 +4,7 @@ import KioskCore
 import Testing
 
 /// kioskd's command-line flags are the settings table's: each descriptor's
-/// flag is declared by the commands its ``FlagScope`` names, with the
+/// flag is taken by the commands its ``FlagScope`` names, with the
 /// table's help, value name and default, and no other flag claims a
 /// setting's help. Read from the built kioskd's own description of its
 /// arguments (`--experimental-dump-help`, what the man page and shell
@@ -40,7 +40,7 @@ import Testing
                 continue
             }
             guard let declared else {
-                Issue.record("kioskd \(command) lacks --\(setting.flagName): declare `\(setting.flagIsSwitch ? "@Flag(inversion: .prefixedNo, " : "@Option(")help: .setting(\"\(setting.key)\"))` in Sources/kioskd/LayoutOptions.swift")
+                Issue.record("kioskd \(command) lacks --\(setting.flagName)")
                 continue
             }
             #expect(declared.help == help, "--\(setting.flagName)")
