@@ -12,7 +12,7 @@ import SystemCalls
 /// ``PictureCodecs/all``: the folder's extensions, the log lines and the
 /// help text come from the registry. The requirements are static: a codec
 /// holds no state, what a decode may spend comes in ``DecodeOptions``.
-public protocol PictureCodec {
+public protocol PictureCodec: Sendable {
     /// The format's name in log lines and help: "JPEG".
     static var name: String { get }
     /// The file name extensions a folder shows for it, lower case, without the dot.

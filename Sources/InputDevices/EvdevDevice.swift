@@ -41,7 +41,7 @@ public final class EvdevDevice: InputDevice {
             let owner = Unmanaged<EvdevDevice>.fromOpaque(data).takeUnretainedValue()
             var line = [CChar](repeating: 0, count: 512)
             _ = vsnprintf(&line, line.count, format, arguments)
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             owner.libraryMessages?(text.hasSuffix("\n") ? String(text.dropLast()) : text)
         }, LIBEVDEV_LOG_ERROR, Unmanaged.passUnretained(self).toOpaque())
         let status = libevdev_set_fd(device, fd)

@@ -61,7 +61,7 @@ public final class Seat {
             guard let format, let arguments else { return }
             var buffer = [CChar](repeating: 0, count: 512)
             _ = vsnprintf(&buffer, buffer.count, format, arguments)
-            seatMessages.append(String(cString: buffer))
+            seatMessages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         seatMessages = []
         // The embedded seatd is a child process forked here: it must not

@@ -65,7 +65,7 @@ extension SettingFormat where Value == String? {
     }
 }
 
-extension SettingFormat where Value: RawRepresentable, Value.RawValue == String {
+extension SettingFormat where Value: RawRepresentable & Sendable, Value.RawValue == String {
     /// One of a few words (`order = "shuffle"`); `expected` lists them for the error.
     public static func word(expected: String) -> Self {
         SettingFormat(read: { value in
