@@ -61,6 +61,8 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]),
         // giflib ships no pkg-config file: the module map links -lgif.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+        // libwebp and its demuxer (one project, one module): WebP stills with their EXIF chunk.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
         .systemLibrary(name: "CCEC"),
@@ -79,7 +81,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
-            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF", "CWebP"],
             swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
@@ -137,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "ControlClient", "CLinux", "InputDevices",
+                "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "ControlClient", "CLinux", "InputDevices",
                 "SystemCalls", "LinuxPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -145,8 +147,8 @@ let package = Package(
         .executableTarget(
             name: "uinput-play",
             dependencies: ["InputDevices", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        // The fuzz targets: control clients and config files (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
-        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile"]),
+        // The fuzz targets: control clients, config files and picture files (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
+        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile", "ImageCodecs"]),
         // Regenerates demo/images (committed); not part of the product.
         .executableTarget(name: "make-demo-images", dependencies: ["KioskCore", "KioskRendering", "ImageCodecs"]),
 

@@ -1,5 +1,4 @@
 import CEXIF
-import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,14 +23,6 @@ public enum EXIFDateTaken {
               entry.pointee.format == EXIF_FORMAT_ASCII, let value = entry.pointee.data, entry.pointee.size >= 19
         else { return nil }
         return seconds(fromEXIF: Array(UnsafeBufferPointer(start: value, count: 19)))
-    }
-
-    /// The date of the JPEG at `path`, reading only its start (EXIF comes first); nil for any failure.
-    public static func read(file path: String) -> Int64? {
-        guard let file = try? FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: EXIFOrientation.searchLimit)
-        let count = bytes.withUnsafeMutableBytes { buffer in (try? file.read(into: buffer.baseAddress!, count: buffer.count)) ?? 0 }
-        return read(Array(bytes.prefix(count)))
     }
 
     /// `"YYYY:MM:DD HH:MM:SS"` as local time; nil when malformed (cameras write `"    :  :  "` for unknown).

@@ -40,6 +40,9 @@ public protocol PictureCodec: Sendable {
     /// The file at `path` opened to play its frames fitted to `slot`; nil
     /// for a format that has none.
     static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)?
+    /// When the photo at `path`, whose first bytes are `head`, was taken
+    /// (`order = "taken"`), without decoding it; nil when it does not say.
+    static func dateTaken(path: String, head: [UInt8]) -> Int64?
 }
 
 extension PictureCodec {
@@ -50,6 +53,9 @@ extension PictureCodec {
         _ = consume file
         return try decode(bytes: readWholeFile(path, limit: options.maximumFileBytes), path: path, fittedTo: slot, options: options)
     }
+
+    /// EXIF at the file's start, as a JPEG has it (APP1).
+    public static func dateTaken(path: String, head: [UInt8]) -> Int64? { EXIFDateTaken.read(head) }
 
     /// Stills have no frames to play.
     public static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)? {
@@ -141,6 +147,10 @@ public struct DecodeOptions: Sendable, Equatable {
     /// (``GIFAnimation``), so this bounds a frame's time, not memory:
     /// 16 Mpx covers 4K.
     public var maximumGIFPixels = 16 << 20
+    /// WebPs above this many pixels are refused from their header: a
+    /// lossless WebP is decoded whole inside libwebp (4 bytes a pixel), so
+    /// this bounds memory (32 Mpx, 128 MiB); phones write at most 16 Mpx.
+    public var maximumWebPPixels = 32 << 20
     /// Composited under transparent pixels.
     public var background: RGBColor
     /// Show camera photos upright, as their EXIF Orientation tag says.
@@ -158,7 +168,7 @@ public struct DecodeOptions: Sendable, Equatable {
 /// The formats the kiosk shows, and the one place that lists them.
 public enum PictureCodecs {
     /// Every codec, tried in this order on a file's first bytes.
-    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self]
+    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self]
 
     /// How many first bytes ``PictureCodec/recognises(_:)`` is given.
     public static let sniffLength = 16
@@ -169,16 +179,23 @@ public enum PictureCodecs {
         return nil
     }
 
-    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif"]`.
+    /// When the photo at `path` was taken, as its format says (``PictureCodec/dateTaken(path:head:)``);
+    /// nil for a file that cannot be read, is no picture, or has no date.
+    public static func dateTaken(ofFile path: String) -> Int64? {
+        guard let head = try? readFileStart(path, count: EXIFOrientation.searchLimit), let codec = codec(sniffing: head) else { return nil }
+        return codec.dateTaken(path: path, head: head)
+    }
+
+    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp"]`.
     public static var fileExtensions: [String] { all.flatMap { $0.fileExtensions } }
 
-    /// The formats' names for an operator: "JPEG, PNG or GIF".
+    /// The formats' names for an operator: "JPEG, PNG, GIF or WebP".
     public static var names: String { spoken(all.map { $0.name }, joinedBy: "or") }
 
-    /// The extensions as a list: ".jpg, .jpeg, .png, .gif" (help texts).
+    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp" (help texts).
     public static var extensionList: String { fileExtensions.map { "." + $0 }.joined(separator: ", ") }
 
-    /// The extensions for an operator: ".jpg, .jpeg, .png or .gif".
+    /// The extensions for an operator: ".jpg, .jpeg, .png, .gif or .webp".
     public static func spokenExtensions(joinedBy conjunction: String = "or") -> String {
         spoken(fileExtensions.map { "." + $0 }, joinedBy: conjunction)
     }

@@ -20,7 +20,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -64,7 +64,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["webp", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }

@@ -1,18 +1,20 @@
-/// `kioskd-fuzz [control|config] ...`: the fuzz targets in one executable,
-/// chosen by the first argument (`control` when it is neither):
+/// `kioskd-fuzz [control|config|picture] ...`: the fuzz targets in one executable,
+/// chosen by the first argument (`control` when it is none of them):
 /// - `control`: what a control client can send (``runControlScript(_:)``);
-/// - `config`: a config file's bytes (``readConfigFile(_:)``).
+/// - `config`: a config file's bytes (``readConfigFile(_:)``);
+/// - `picture`: a picture file's bytes (``decodePicture(_:)``).
 ///
 /// Built with `-sanitize=fuzzer -D FUZZING` (`scripts/fuzz`), the rest of
 /// the arguments are libFuzzer's. Otherwise it is a replayer: each
 /// argument is a saved input (a crash libFuzzer found), run once.
 enum FuzzTarget: String {
-    case control, config
+    case control, config, picture
 
     var run: (UnsafeRawBufferPointer) -> Void {
         switch self {
         case .control: return runControlScript
         case .config: return readConfigFile
+        case .picture: return decodePicture
         }
     }
 

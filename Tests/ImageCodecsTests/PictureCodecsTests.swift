@@ -8,16 +8,17 @@ import Testing
 import Glibc
 #endif
 
-/// A JPEG whose EXIF says it was taken at `date` ("YYYY:MM:DD HH:MM:SS")
-/// and is turned by `orientation`: IFD0 holds the orientation and a
-/// pointer to the Exif IFD, which holds DateTimeOriginal.
-func datedJPEG(_ image: RasterImage, date: String, orientation: UInt16 = 1) throws -> [UInt8] {
+/// An EXIF block (a TIFF, little-endian, without the `Exif\0\0` header)
+/// saying the picture was taken at `date` ("YYYY:MM:DD HH:MM:SS") and is
+/// turned by `orientation`: IFD0 holds the orientation and a pointer to
+/// the Exif IFD, which holds DateTimeOriginal.
+func datedEXIF(date: String, orientation: UInt16 = 1) -> [UInt8] {
     func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     func u32(_ v: UInt32) -> [UInt8] { u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
     let text = Array(date.utf8) + [0]
     let exifIFD: UInt32 = 8 + 2 + 2 * 12 + 4
     let dateAt = exifIFD + 2 + 12 + 4
-    let tiff = Array("II".utf8) + u16(42) + u32(8)
+    return Array("II".utf8) + u16(42) + u32(8)
         + u16(2)
         + u16(0x0112) + u16(3) + u32(1) + u16(orientation) + u16(0)
         + u16(0x8769) + u16(4) + u32(1) + u32(exifIFD)
@@ -26,7 +27,11 @@ func datedJPEG(_ image: RasterImage, date: String, orientation: UInt16 = 1) thro
         + u16(0x9003) + u16(2) + u32(UInt32(text.count)) + u32(dateAt)
         + u32(0)
         + text
-    let payload = Array("Exif".utf8) + [0, 0] + tiff
+}
+
+/// A JPEG whose EXIF (``datedEXIF(date:orientation:)``) says when it was taken and how it is turned.
+func datedJPEG(_ image: RasterImage, date: String, orientation: UInt16 = 1) throws -> [UInt8] {
+    let payload = Array("Exif".utf8) + [0, 0] + datedEXIF(date: date, orientation: orientation)
     let length = UInt16(payload.count + 2)
     let plain = try JPEGCodec.encode(image, quality: 95)
     return Array(plain.prefix(2)) + [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + Array(plain.dropFirst(2))
@@ -84,10 +89,14 @@ enum PPMCodec: PictureCodec {
 @Suite struct PictureCodecsTests {
     let options = DecodeOptions(background: .black)
 
-    /// One file of each format the registry lists, made by the libraries' own encoders.
+    /// One file of each format the registry lists, made by the libraries' own encoders (`cwebp` for WebP).
     func samples() throws -> [String: [UInt8]] {
         let picture = solid(16, 8, 0x3060C0)
+        let folder = try ScratchFolder()
+        let png = try folder.write("sample.png", PNGCodec.encode(picture))
+        try webpTool("cwebp", ["-lossless", png, "-o", folder.path + "/sample.webp"])
         return [
+            WebPCodec.name: try readWholeFile(folder.path + "/sample.webp", limit: 1 << 20),
             JPEGCodec.name: try JPEGCodec.encode(picture),
             PNGCodec.name: try PNGCodec.encode(picture),
             GIFCodec.name: GIFCodec.encode(
@@ -112,13 +121,13 @@ enum PPMCodec: PictureCodec {
     /// What an operator reads: the folder's extensions, the log line for a
     /// file that is not a picture, the note for an empty folder.
     @Test func theFolderAndTheMessagesNameTheRegistrysFormats() throws {
-        #expect(PictureCodecs.fileExtensions == ["jpg", "jpeg", "png", "gif"])
-        #expect(PictureCodecs.names == "JPEG, PNG or GIF")
-        #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png and .gif")
+        #expect(PictureCodecs.fileExtensions == ["jpg", "jpeg", "png", "gif", "webp"])
+        #expect(PictureCodecs.names == "JPEG, PNG, GIF or WebP")
+        #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png, .gif and .webp")
         let folder = try ScratchFolder()
         let text = try folder.write("notes.jpg", Array("shopping list".utf8))
         let error = expectError(ImageFileError.self) { try PictureLoader(background: .black).load(text, fittedTo: PixelSize(width: 64, height: 64)) }
-        #expect(error?.description == "\(text): not a JPEG, PNG or GIF file")
+        #expect(error?.description == "\(text): not a JPEG, PNG, GIF or WebP file")
     }
 
     /// The decoder says what it learnt beside the pixels: the format, the

@@ -51,7 +51,7 @@ struct PictureFiles: Sendable {
         case .mtime: return info.map(Self.nanoseconds) ?? 0
         case .taken:
             // Modification times stand in for photos without a date (screenshots, scans).
-            if let taken = EXIFDateTaken.read(file: path) { return taken &* 1_000_000_000 }
+            if let taken = PictureCodecs.dateTaken(ofFile: path) { return taken &* 1_000_000_000 }
             return info.map(Self.nanoseconds) ?? 0
         }
     }
