@@ -49,7 +49,8 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let shown = try loader.loadPicture(path, fittedTo: size)
         #expect(shown.picture.size == size)
         #expect(shown.info == PictureInfo(format: "WebP", originalSize: size))
-        #expect(shown.picture.pixels == (try reference(path, in: folder, fittedTo: size)).pixels)
+        let decodedByDwebp = try reference(path, in: folder, fittedTo: size)
+        #expect(shown.picture.pixels == decodedByDwebp.pixels)
         if options == ["-lossless"] { #expect(shown.picture.pixels == photo.pixels, "lossless is the source itself") }
     }
 
@@ -65,7 +66,8 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let webp = folder.path + "/alpha.webp"
         try webpTool("cwebp", ["-lossless", "-exact", png, "-o", webp])
         let shown = try loader.load(webp, fittedTo: size)
-        #expect(shown.pixels == (try loader.load(png, fittedTo: size)).pixels)
+        let asPNG = try loader.load(png, fittedTo: size)
+        #expect(shown.pixels == asPNG.pixels)
         #expect(shown[0, 0] == 0x204060, "alpha 0 is the background")
         #expect(shown[63, 0] == 0xFC00C8, "alpha 255 is the picture")
     }
@@ -142,7 +144,8 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let png = try folder.write("same.png", PNGCodec.encode(photo))
         let size = PixelSize(width: 200, height: 150)
         let zoomed = try loader.loadRegion(path, region: region, at: size)
-        #expect(zoomed.pixels == (try loader.loadRegion(png, region: region, at: size)).pixels)
+        let pngRegion = try loader.loadRegion(png, region: region, at: size)
+        #expect(zoomed.pixels == pngRegion.pixels)
     }
 
     /// By content, not by name: a WebP named `.jpg` is shown; `.webp` is listed.
