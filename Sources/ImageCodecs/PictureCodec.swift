@@ -145,7 +145,8 @@ public struct DecodeOptions: Sendable, Equatable {
     /// GIFs whose logical screen is above this many pixels are refused
     /// before decoding. They are composed at the slot's size
     /// (``GIFAnimation``), so this bounds a frame's time, not memory:
-    /// 16 Mpx covers 4K.
+    /// 16 Mpx covers 4K. An animated WebP's canvas has the same bound; its
+    /// memory is two canvases (``WebPAnimation``).
     public var maximumGIFPixels = 16 << 20
     /// WebPs above this many pixels are refused from their header: a
     /// lossless WebP is decoded whole inside libwebp (4 bytes a pixel), so

@@ -8,8 +8,7 @@ import KioskRendering
 /// kioskd's memory when it is lossy), turned upright as its `EXIF` chunk's
 /// Orientation says, transparency composited over the background.
 ///
-/// An animated WebP shows the first frame's still for now (libwebp's
-/// `WebPDecode` refuses the animation; the demuxer gives its first frame).
+/// An animated WebP plays as an animated GIF does (``WebPAnimation``).
 public enum WebPCodec {
     /// The features of the WebP in `bytes`: its canvas, alpha and animation.
     static func features(of bytes: [UInt8], path: String) throws(ImageFileError) -> WebPBitstreamFeatures {
@@ -47,7 +46,10 @@ public enum WebPCodec {
         let stored = PixelSize(width: Int(features.width), height: Int(features.height))
         // Lossless WebPs are decoded whole inside libwebp: refused from the header before.
         guard stored.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(stored)) }
-        guard features.has_animation == 0 else { return try decodeFirstFrame(bytes, path: path, scaledTo: size, background: background, maximumPixels: maximumPixels) }
+        guard features.has_animation == 0 else {
+            let first = try WebPAnimation(bytes: bytes, path: path, background: background, fittedTo: nil, maximumPixels: maximumPixels).decodeNext()
+            return resample(first, to: size)
+        }
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImageFileError(path: path, reason: .corrupt("libwebp's version does not match its headers")) }
         if let crop {
@@ -79,34 +81,9 @@ public enum WebPCodec {
         return RasterImage(size: size, pixels: pixels)
     }
 
-    /// An animation's first frame, the whole canvas, scaled to `size`.
-    private static func decodeFirstFrame(
-        _ bytes: [UInt8], path: String, scaledTo size: PixelSize, background: RGBColor, maximumPixels: Int
-    ) throws(ImageFileError) -> RasterImage {
-        var options = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImageFileError(path: path, reason: .corrupt("libwebp's version does not match its headers")) }
-        options.color_mode = MODE_BGRA
-        let frame: RasterImage? = bytes.withUnsafeBufferPointer { buffer in
-            var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
-            guard let decoder = WebPAnimDecoderNew(&data, &options) else { return nil }
-            defer { WebPAnimDecoderDelete(decoder) }
-            var info = WebPAnimInfo()
-            guard WebPAnimDecoderGetInfo(decoder, &info) != 0, Int(info.canvas_width) * Int(info.canvas_height) <= maximumPixels else { return nil }
-            var canvas: UnsafeMutablePointer<UInt8>?
-            var timestamp: Int32 = 0
-            guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else { return nil }
-            let full = PixelSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
-            var pixels = Array(UnsafeBufferPointer(start: UnsafeRawPointer(canvas).assumingMemoryBound(to: UInt32.self), count: full.pixelCount))
-            composite(&pixels, over: background)
-            return resample(RasterImage(size: full, pixels: pixels), to: size)
-        }
-        guard let frame else { throw ImageFileError(path: path, reason: .corrupt("an animated WebP whose first frame cannot be decoded")) }
-        return frame
-    }
-
     /// BGRA words (alpha on top) made XRGB8888 over `background`: exact for
     /// alpha 0 and 255, rounded in between (as a PNG is composited).
-    private static func composite(_ pixels: inout [UInt32], over background: RGBColor) {
+    static func composite(_ pixels: inout [UInt32], over background: RGBColor) {
         let red = UInt32(background.red), green = UInt32(background.green), blue = UInt32(background.blue)
         for i in pixels.indices {
             let p = pixels[i], a = p >> 24
@@ -181,6 +158,14 @@ extension WebPCodec: PictureCodec {
         let features = try self.features(of: bytes, path: path)
         let stored = PixelSize(width: Int(features.width), height: Int(features.height))
         let exif = self.exif(in: bytes)
+        if features.has_animation != 0 {
+            // Its first frame and its schedule, as a GIF's; the frames play through openAnimation.
+            let schedule = try WebPAnimation.schedule(of: bytes, path: path)
+            let animation = try WebPAnimation(bytes: bytes, path: path, background: options.background, fittedTo: slot, maximumPixels: options.maximumGIFPixels)
+            return DecodedPicture(
+                picture: try animation.decodeNext(), info: PictureInfo(format: name, originalSize: stored, dateTaken: exif.flatMap(EXIFDateTaken.read)),
+                animation: schedule.isAnimated ? schedule : nil)
+        }
         let orientation = options.orientation(exif.map(EXIFOrientation.read) ?? .upright)
         let upright = orientation.uprightSize(of: stored)
         let fitted = aspectFitSize(of: upright, in: slot)
@@ -215,5 +200,12 @@ extension WebPCodec: PictureCodec {
         }
         bytes = []
         return resample(decoded.cropped(to: exact), to: size, turning: orientation)
+    }
+
+    /// The whole file is read (libwebp's animation decoder needs it in memory), then played.
+    public static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)? {
+        let bytes = try readWholeFile(path, limit: options.maximumFileBytes)
+        guard try features(of: bytes, path: path).has_animation != 0 else { return nil }
+        return try WebPAnimation(bytes: bytes, path: path, background: options.background, fittedTo: slot, maximumPixels: options.maximumGIFPixels)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
     let tool = Process()
     tool.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
-    tool.arguments = (name == "webpmux" ? [] : ["-quiet"]) + arguments
+    tool.arguments = (name == "webpmux" || name == "img2webp" ? [] : ["-quiet"]) + arguments
     tool.standardError = FileHandle.nullDevice
     try tool.run()
     tool.waitUntilExit()
@@ -203,5 +203,86 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let bomb = Array("RIFF".utf8) + [UInt8(4 + 8 + vp8l.count), 0, 0, 0] + Array("WEBPVP8L".utf8) + [UInt8(vp8l.count), 0, 0, 0] + vp8l
         let huge = expectError(ImageFileError.self) { try loader.load(bytes: bomb, path: "bomb.webp", fittedTo: slot) }
         #expect(huge?.reason == .tooLarge(PixelSize(width: 16384, height: 16384)), "\(String(describing: huge))")
+    }
+}
+
+/// Animated WebPs (as messaging apps send stickers and short clips) play
+/// as animated GIFs do: the file's durations and loop count, each frame as
+/// libwebp composes it, fitted to the slot, frames counted across plays.
+/// Made here with `img2webp`.
+@Suite struct AnimatedWebPTests {
+    let loader = PictureLoader(background: RGBColor(xrgb: 0x000000))
+    let size = PixelSize(width: 40, height: 30)
+
+    /// Red; red with a green 10x10 square at (20, 10) (img2webp stores only
+    /// the square, so libwebp's blending shows); blue. `loop` plays.
+    func animation(loop: Int, in folder: ScratchFolder) throws -> String {
+        var square = RasterImage(size: size, filledWith: RGBColor(xrgb: red))
+        square.fill(x: 20, y: 10, width: 10, height: 10, with: RGBColor(xrgb: green))
+        let frames = [solid(40, 30, red), square, solid(40, 30, blue)]
+        var arguments = ["-loop", "\(loop)"]
+        for (i, (frame, duration)) in zip(frames, [100, 200, 300]).enumerated() {
+            arguments += ["-lossless", "-d", "\(duration)", try folder.write("frame-\(i).png", PNGCodec.encode(frame))]
+        }
+        let path = folder.path + "/animated.webp"
+        try webpTool("img2webp", arguments + ["-o", path])
+        return path
+    }
+
+    @Test func itsFramesPlayWithTheFilesDurationsAndLoopCount() throws {
+        let folder = try ScratchFolder()
+        let path = try animation(loop: 2, in: folder)
+        let decoded = try loader.loadPicture(path, fittedTo: size)
+        #expect(decoded.picture.pixels == solid(40, 30, red).pixels, "the first frame is the still")
+        #expect(decoded.animation == FrameSchedule(delays: [0.1, 0.2, 0.3], plays: 2), "WebP's loop count 2 plays twice")
+        #expect(decoded.info.format == "WebP" && decoded.info.originalSize == size)
+
+        let played = try loader.openAnimation(path, fittedTo: PixelSize(width: 80, height: 80))
+        let frames = try (0..<4).map { _ in try played.decodeNext() }
+        #expect(frames.allSatisfy { $0.size == PixelSize(width: 80, height: 60) })
+        #expect(frames[0][10, 10] == red && frames[1][10, 10] == red && frames[1][50, 30] == green && frames[2][50, 30] == blue)
+        #expect(frames[3].pixels == frames[0].pixels, "after the last frame, the first again")
+        #expect(played.nextFrame == 4)
+
+        let another = try ScratchFolder()
+        let forever = try loader.loadPicture(try animation(loop: 0, in: another), fittedTo: size)
+        #expect(forever.animation?.plays == nil, "loop count 0 plays for ever")
+    }
+
+    /// Every prefix of an animated WebP, and 1,000 copies with bytes
+    /// changed, played three frames each: shown or refused naming the file.
+    @Test func cutAndMutatedAnimationsAreRefusedByName() throws {
+        let folder = try ScratchFolder()
+        let whole = try readWholeFile(try animation(loop: 0, in: folder), limit: 1 << 20)
+        func play(_ bytes: [UInt8]) {
+            do {
+                _ = try loader.load(bytes: bytes, path: "bad.webp", fittedTo: size)
+                let played = try WebPAnimation(bytes: bytes, path: "bad.webp", background: .black, fittedTo: size, maximumPixels: 1 << 24)
+                for _ in 0..<3 { _ = try played.decodeNext() }
+            } catch {
+                #expect(error.description.hasPrefix("bad.webp: "), "\(error)")
+            }
+        }
+        for length in 1..<whole.count { play(Array(whole.prefix(length))) }
+        var random: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<1000 {
+            var mutated = whole
+            for _ in 0..<3 {
+                random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                mutated[12 + Int(random >> 33) % (whole.count - 12)] = UInt8(truncatingIfNeeded: random >> 13)
+            }
+            play(mutated)
+        }
+    }
+
+    /// A canvas over the GIFs' bound (16 Mpx) is refused from the header, before libwebp allocates its canvases.
+    @Test func aCanvasPastTheBoundIsRefused() throws {
+        let folder = try ScratchFolder()
+        let first = try folder.write("first.png", PNGCodec.encode(solid(4100, 4100, red)))
+        let second = try folder.write("second.png", PNGCodec.encode(solid(4100, 4100, blue)))
+        let path = folder.path + "/big.webp"
+        try webpTool("img2webp", ["-lossless", first, "-lossless", second, "-o", path])
+        let error = expectError(ImageFileError.self) { try loader.loadPicture(path, fittedTo: size) }
+        #expect(error?.reason == .tooLarge(PixelSize(width: 4100, height: 4100)))
     }
 }

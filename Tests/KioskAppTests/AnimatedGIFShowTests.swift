@@ -1,3 +1,4 @@
+import Foundation
 import ImageCodecs
 @testable import KioskApp
 import KioskCore
@@ -37,6 +38,36 @@ import Testing
         #expect(run.frames.count <= 6, "\(run.frames.count) frames")
         // The frame on screen is the snapshot's picture with the GIF's frame in its place: the yellow neighbours peek in.
         #expect(run.screen.shown?[10, 135] == yellow)
+    }
+
+    /// An animated WebP plays the same way, through the same seam: its
+    /// frames at its own durations, each exactly `kioskd snapshot --frame N`.
+    @Test func theCentredAnimatedWebPPlaysAtItsOwnDurations() throws {
+        let source = NSTemporaryDirectory() + "kioskd-animated-webp-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        var arguments = ["-loop", "0"]
+        for (i, colour) in [red, green, blue].enumerated() {
+            let png = source + "/\(i).png"
+            try Data(try PNGCodec.encode(RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: colour)))).write(to: URL(fileURLWithPath: png))
+            arguments += ["-lossless", "-d", "500", png]
+        }
+        let img2webp = Process()
+        img2webp.executableURL = URL(fileURLWithPath: "/usr/bin/img2webp")
+        img2webp.arguments = arguments + ["-o", source + "/traffic.webp"]
+        try img2webp.run()
+        img2webp.waitUntilExit()
+        let webp = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/traffic.webp")))
+        let folder = try PictureFolder([("a.png", flatPNG(yellow)), ("b.webp", webp), ("c.png", flatPNG(yellow))])
+        let run = try SimulatedShow(showSettings(folder, interval: 60), startAt: 1)
+        var seen: [UInt32?] = []
+        for (frame, time) in [0.25, 0.75, 1.25, 1.75].enumerated() {
+            run.run(until: time)
+            seen.append(centre(run))
+            let snapshot = try SnapshotJob(settings: run.settings, screen: run.screen.panelSize, position: 1, frame: frame).run().frame
+            #expect(run.screen.shown?.pixels == snapshot.pixels, "frame \(frame)")
+        }
+        #expect(seen == [red, green, blue, red])
     }
 
     /// A GIF that plays twice stops on its last frame, and asks for no more wake-ups.
