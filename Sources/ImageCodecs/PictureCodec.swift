@@ -152,6 +152,10 @@ public struct DecodeOptions: Sendable, Equatable {
     /// lossless WebP is decoded whole inside libwebp (4 bytes a pixel), so
     /// this bounds memory (32 Mpx, 128 MiB); phones write at most 16 Mpx.
     public var maximumWebPPixels = 32 << 20
+    /// HEIF images above this many pixels (after the container's crop) are
+    /// refused from the header: they are decoded whole as RGB for now
+    /// (``HEIFCodec``), 3 bytes a pixel; 64 Mpx covers a 48 Mpx phone.
+    public var maximumHEIFPixels = 64 << 20
     /// Composited under transparent pixels.
     public var background: RGBColor
     /// Show camera photos upright, as their EXIF Orientation tag says.
@@ -169,7 +173,7 @@ public struct DecodeOptions: Sendable, Equatable {
 /// The formats the kiosk shows, and the one place that lists them.
 public enum PictureCodecs {
     /// Every codec, tried in this order on a file's first bytes.
-    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self]
+    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self, HEIFCodec.self]
 
     /// How many first bytes ``PictureCodec/recognises(_:)`` is given.
     public static let sniffLength = 16
@@ -187,16 +191,16 @@ public enum PictureCodecs {
         return codec.dateTaken(path: path, head: head)
     }
 
-    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp"]`.
+    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif"]`.
     public static var fileExtensions: [String] { all.flatMap { $0.fileExtensions } }
 
-    /// The formats' names for an operator: "JPEG, PNG, GIF or WebP".
+    /// The formats' names for an operator: "JPEG, PNG, GIF, WebP or HEIF".
     public static var names: String { spoken(all.map { $0.name }, joinedBy: "or") }
 
-    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp" (help texts).
+    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif" (help texts).
     public static var extensionList: String { fileExtensions.map { "." + $0 }.joined(separator: ", ") }
 
-    /// The extensions for an operator: ".jpg, .jpeg, .png, .gif or .webp".
+    /// The extensions for an operator: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif or .hif".
     public static func spokenExtensions(joinedBy conjunction: String = "or") -> String {
         spoken(fileExtensions.map { "." + $0 }, joinedBy: conjunction)
     }

@@ -29,6 +29,22 @@ func solid(_ width: Int, _ height: Int, _ xrgb: UInt32) -> RasterImage {
     RasterImage(size: PixelSize(width: width, height: height), filledWith: RGBColor(xrgb: xrgb))
 }
 
+/// `count` copies of `file`, each with one to four bytes past its first 12
+/// (the container's signature) changed: the same copies every run (a fixed
+/// generator from `seed`), for the hostile-file tests.
+func damagedCopies(of file: [UInt8], count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [[UInt8]] {
+    var random = seed
+    func next(_ bound: Int) -> Int {
+        random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int(random >> 33) % bound
+    }
+    return (0..<count).map { _ in
+        var copy = file
+        for _ in 0...next(4) { copy[12 + next(file.count - 12)] = UInt8(next(256)) }
+        return copy
+    }
+}
+
 /// JPEG is lossy: flat colours come back within a few levels.
 func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
     let x = RGBColor(xrgb: a), y = RGBColor(xrgb: b)

@@ -184,14 +184,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
 
         // 3,000 copies with a few bytes changed (a fixed sequence: the same copies every run), lossy and lossless.
         let lossless = try readWholeFile(try webp(GeneratedPictures.photo(slot, variant: 5), ["-lossless"], in: folder, name: "lossless"), limit: 1 << 20)
-        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(random >> 33) % bound
-        }
-        for round in 0..<3000 {
-            var mutated = round % 2 == 0 ? whole : lossless
-            for _ in 0...next(4) { mutated[12 + next(mutated.count - 12)] = UInt8(next(256)) }
+        for mutated in damagedCopies(of: whole, count: 1500) + damagedCopies(of: lossless, count: 1500) {
             do { _ = try loader.load(bytes: mutated, path: "mutated.webp", fittedTo: slot) } catch {
                 #expect(error.description.hasPrefix("mutated.webp: "), "\(error)")
             }
@@ -264,15 +257,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
             }
         }
         for length in 1..<whole.count { play(Array(whole.prefix(length))) }
-        var random: UInt64 = 0x2545_F491_4F6C_DD1D
-        for _ in 0..<1000 {
-            var mutated = whole
-            for _ in 0..<3 {
-                random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                mutated[12 + Int(random >> 33) % (whole.count - 12)] = UInt8(truncatingIfNeeded: random >> 13)
-            }
-            play(mutated)
-        }
+        damagedCopies(of: whole, count: 1000).forEach(play)
     }
 
     /// A canvas over the GIFs' bound (16 Mpx) is refused from the header, before libwebp allocates its canvases.

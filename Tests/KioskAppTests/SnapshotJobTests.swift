@@ -110,7 +110,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "3.png"])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG, GIF or WebP file") })
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG, GIF, WebP or HEIF file") })
         #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/4.jpg: the file is empty") })
         // Red in the centre, blue on both sides: the broken files are simply not there.
         #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
@@ -125,22 +125,39 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         #expect(result.frame[960, 540] == green && result.frame[100, 540] == red)
     }
 
-    /// A WebP (made by cwebp from a flat PNG) is listed and shown like any picture.
-    @Test func aWebPInTheFolderIsShown() throws {
-        let source = NSTemporaryDirectory() + "kioskd-webp-" + UUID().uuidString
+    /// A flat `colour` as a PNG, made into another format by `tool` (`arguments` before the input and output).
+    private func encoded(_ colour: UInt32, by tool: String, _ arguments: [String]) throws -> [UInt8] {
+        let source = NSTemporaryDirectory() + "kioskd-\(tool)-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: source) }
-        try Data(try flatPNG(green)).write(to: URL(fileURLWithPath: source + "/green.png"))
-        let cwebp = Process()
-        cwebp.executableURL = URL(fileURLWithPath: "/usr/bin/cwebp")
-        cwebp.arguments = ["-quiet", "-lossless", source + "/green.png", "-o", source + "/green.webp"]
-        try cwebp.run()
-        cwebp.waitUntilExit()
-        let webp = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/green.webp")))
-        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.WEBP", webp)])
+        try Data(try flatPNG(colour)).write(to: URL(fileURLWithPath: source + "/in.png"))
+        let encoder = Process()
+        encoder.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+        encoder.arguments = arguments + [source + "/in.png", "-o", source + "/out"]
+        encoder.standardOutput = FileHandle.nullDevice
+        try encoder.run()
+        encoder.waitUntilExit()
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/out")))
+    }
+
+    /// A WebP (made by cwebp from a flat PNG) is listed and shown like any picture.
+    @Test func aWebPInTheFolderIsShown() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.WEBP", try encoded(green, by: "cwebp", ["-quiet", "-lossless"]))])
         let result = try job(folder, at: 1).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "2.WEBP"])
         #expect(result.frame[960, 540] == green && result.frame[100, 540] == red)
+    }
+
+    /// A HEIC (made by heif-enc from a flat PNG), named as an iPhone names it, is listed and shown.
+    @Test func aHEICInTheFolderIsShown() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("IMG_0002.HEIC", try encoded(green, by: "heif-enc", ["-q", "95"]))])
+        let result = try job(folder, at: 1).run()
+        #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "IMG_0002.HEIC"])
+        // HEVC is lossy: a flat colour comes back within a few levels.
+        let centre = RGBColor(xrgb: result.frame[960, 540]), expected = RGBColor(xrgb: green)
+        #expect(abs(Int(centre.red) - Int(expected.red)) <= 4 && abs(Int(centre.green) - Int(expected.green)) <= 4
+                && abs(Int(centre.blue) - Int(expected.blue)) <= 4, "\(centre)")
+        #expect(result.frame[100, 540] == red)
     }
 
     @Test func anEmptyFolderShowsTheBackgroundAndSaysSo() throws {
@@ -148,7 +165,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(Set(result.frame.pixels) == [background.xrgb])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png, .gif or .webp file") })
+        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif or .hif file") })
         #expect(result.log.contains { $0.hasPrefix("no pictures to show in ") })
     }
 

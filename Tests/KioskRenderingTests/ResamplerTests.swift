@@ -12,6 +12,23 @@ import Testing
 
     /// Nearest-neighbour would pick black or white pixels; an area filter
     /// averages the checkerboard to mid-grey everywhere.
+    /// A hostile picture's extreme shape (a mutated WebP's 40x9502 canvas
+    /// into a 40x30 slot is 1x30: 9502 rows to 30) once gave a negative
+    /// 8-bit weight and trapped; such reductions average too, and a flat
+    /// colour stays exact.
+    @Test func extremeReductionsAverageAndKeepAFlatColour() {
+        for (from, to) in [(PixelSize(width: 40, height: 9502), PixelSize(width: 1, height: 30)), (PixelSize(width: 65000, height: 3), PixelSize(width: 20, height: 1))] {
+            let flat = resample(RasterImage(size: from, filledWith: RGBColor(xrgb: 0x3C7DA0)), to: to)
+            #expect(flat.size == to && flat.pixels.allSatisfy { $0 == 0x3C7DA0 })
+            // Half black, half white (by rows, then by columns): the ends keep their colours.
+            var halves = RasterImage(size: from, filledWith: .black)
+            if from.height > from.width { halves.fill(x: 0, y: from.height / 2, width: from.width, height: from.height - from.height / 2, with: RGBColor(xrgb: 0xFFFFFF)) }
+            else { halves.fill(x: from.width / 2, y: 0, width: from.width - from.width / 2, height: from.height, with: RGBColor(xrgb: 0xFFFFFF)) }
+            let mixed = resample(halves, to: to)
+            #expect(mixed.pixels.first == 0 && mixed.pixels.last == 0xFFFFFF)
+        }
+    }
+
     @Test func downscalingAveragesInsteadOfPickingPixels() {
         var checker = RasterImage(size: PixelSize(width: 64, height: 64), filledWith: .black)
         for y in 0..<64 { for x in 0..<64 where (x + y) % 2 == 0 { checker[x, y] = 0xFFFFFF } }

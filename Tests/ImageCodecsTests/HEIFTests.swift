@@ -1,0 +1,135 @@
+import CHEIF
+import Foundation
+import ImageCodecs
+import KioskCore
+import KioskRendering
+import SystemCalls
+import TestSupport
+import Testing
+
+/// Runs one of libheif's example tools (Debian's `libheif-examples`) and says whether it succeeded.
+@discardableResult
+func heifTool(_ name: String, _ arguments: [String]) throws -> Bool {
+    let tool = Process()
+    tool.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
+    tool.arguments = arguments
+    tool.standardOutput = FileHandle.nullDevice
+    tool.standardError = FileHandle.nullDevice
+    try tool.run()
+    tool.waitUntilExit()
+    #expect(tool.terminationStatus == 0, "\(name) \(arguments.joined(separator: " "))")
+    return tool.terminationStatus == 0
+}
+
+/// A HEIC as an iPhone writes a portrait: the sensor's landscape pixels,
+/// the container saying how to turn them (`irot`/`imir`, written by libheif
+/// for `orientation`), and an `Exif` item that says the same turn again.
+/// Encoded with libheif's own API (x265), since heif-enc 1.15 writes no `irot`.
+func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8], to path: String) throws {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+    func check(_ error: heif_error) throws { if error.code != heif_error_Ok { throw Failure(description: String(cString: error.message)) } }
+    guard let context = heif_context_alloc() else { throw Failure(description: "no context") }
+    defer { heif_context_free(context) }
+    var encoder: OpaquePointer?
+    try check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder))
+    defer { heif_encoder_release(encoder) }
+    try check(heif_encoder_set_lossy_quality(encoder, 95))
+    var picture: OpaquePointer?
+    try check(heif_image_create(Int32(image.width), Int32(image.height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &picture))
+    defer { heif_image_release(picture) }
+    try check(heif_image_add_plane(picture, heif_channel_interleaved, Int32(image.width), Int32(image.height), 8))
+    var stride: Int32 = 0
+    guard let plane = heif_image_get_plane(picture, heif_channel_interleaved, &stride) else { throw Failure(description: "no plane") }
+    for y in 0..<image.height {
+        for x in 0..<image.width {
+            let p = image[x, y], at = y * Int(stride) + 3 * x
+            plane[at] = UInt8(truncatingIfNeeded: p >> 16)
+            plane[at + 1] = UInt8(truncatingIfNeeded: p >> 8)
+            plane[at + 2] = UInt8(truncatingIfNeeded: p)
+        }
+    }
+    guard let options = heif_encoding_options_alloc() else { throw Failure(description: "no options") }
+    defer { heif_encoding_options_free(options) }
+    options.pointee.image_orientation = orientation
+    var handle: OpaquePointer?
+    try check(heif_context_encode_image(context, picture, encoder, options, &handle))
+    defer { heif_image_handle_release(handle) }
+    try check(heif_context_add_exif_metadata(context, handle, exif, Int32(exif.count)))
+    try check(heif_context_write_to_file(context, path))
+}
+
+/// HEIC photos as an iPhone saves them, made here with `heif-enc` (x265)
+/// and checked against libheif's own `heif-convert` read back through
+/// kioskd's PNG path.
+@Suite struct HEIFTests {
+    let loader = PictureLoader(background: RGBColor(xrgb: 0x204060))
+
+    /// `image` (or `jpeg`, with its EXIF) encoded by heif-enc; returns the HEIC's path.
+    func heic(_ source: [UInt8], sourceName: String, in folder: ScratchFolder, name: String = "photo") throws -> String {
+        let input = try folder.write(name + "-" + sourceName, source)
+        let heic = folder.path + "/" + name + ".heic"
+        try heifTool("heif-enc", ["-q", "90", input, "-o", heic])
+        return heic
+    }
+
+    /// What libheif's own converter makes of `heic`, through kioskd's PNG path, fitted to `slot`.
+    func reference(_ heic: String, fittedTo slot: PixelSize) throws -> RasterImage {
+        let png = heic + ".heif-convert.png"
+        try heifTool("heif-convert", [heic, png])
+        return try loader.load(png, fittedTo: slot)
+    }
+
+    @Test(arguments: [PixelSize(width: 320, height: 200), PixelSize(width: 301, height: 199)])
+    func aHEICAtItsOwnSizeIsExactlyWhatHeifConvertDecodes(size: PixelSize) throws {
+        let folder = try ScratchFolder()
+        let path = try heic(PNGCodec.encode(GeneratedPictures.photo(size, variant: 3)), sourceName: "source.png", in: folder)
+        let shown = try loader.loadPicture(path, fittedTo: size)
+        #expect(shown.picture.size == size)
+        #expect(shown.info.format == "HEIF" && shown.info.originalSize == size)
+        let converted = try reference(path, fittedTo: size)
+        #expect(shown.picture.pixels == converted.pixels)
+    }
+
+    /// An iPhone's portrait: the container turns it, and the EXIF inside still says 6.
+    /// It stands upright once, not on its side; the EXIF gives the date taken.
+    @Test func aTurnedPhoneHEICIsUprightOnceAndDated() throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/IMG_0001.HEIC"
+        try phoneHEIC(quadrants, orientation: heif_orientation_rotate_90_cw, exif: datedEXIF(date: "2024:07:14 09:30:00", orientation: 6), to: path)
+        // The same photo as a camera JPEG (the pixels as stored, EXIF 6): what upright means.
+        let jpeg = try datedJPEG(quadrants, date: "2024:07:14 09:30:00", orientation: 6)
+        let shown = try loader.loadPicture(path, fittedTo: PixelSize(width: 128, height: 128))
+        let asJPEG = try loader.loadPicture(try folder.write("camera.jpg", jpeg), fittedTo: PixelSize(width: 128, height: 128))
+        #expect(shown.picture.size == asJPEG.picture.size, "\(shown.picture.size): upright as the JPEG, turned once")
+        #expect(nearlyEqual(shown.picture[4, 4], asJPEG.picture[4, 4], tolerance: 24) && nearlyEqual(shown.picture[59, 4], asJPEG.picture[59, 4], tolerance: 24))
+        #expect(shown.info.dateTaken != nil && shown.info.dateTaken == asJPEG.info.dateTaken)
+        #expect(PictureCodecs.dateTaken(ofFile: path) == asJPEG.info.dateTaken)
+        #expect(try loader.uprightSize(of: path) == PixelSize(width: 32, height: 64))
+    }
+
+    /// By content, not by name: a HEIC named `.jpg` is shown, and a JPEG named `.heic`.
+    @Test func aHEICIsKnownByItsContent() throws {
+        let folder = try ScratchFolder()
+        let path = try heic(PNGCodec.encode(quadrants), sourceName: "q.png", in: folder)
+        let renamed = try folder.write("IMG_0042.jpg", try readWholeFile(path, limit: 1 << 20))
+        #expect(try loader.load(renamed, fittedTo: PixelSize(width: 64, height: 32)).size == PixelSize(width: 64, height: 32))
+        let jpeg = try folder.write("IMG_0043.heic", try JPEGCodec.encode(quadrants, quality: 95))
+        #expect(try loader.load(jpeg, fittedTo: PixelSize(width: 64, height: 32)).size == PixelSize(width: 64, height: 32))
+        #expect(PictureCodecs.fileExtensions.contains("heic") && PictureCodecs.fileExtensions.contains("hif"))
+    }
+
+    /// Every prefix of a HEIC, and 2,000 copies with bytes changed: shown
+    /// or refused with a line naming the file.
+    @Test func cutAndMutatedHEICsAreRefusedByName() throws {
+        let folder = try ScratchFolder()
+        let whole = try readWholeFile(try heic(PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 96, height: 64), variant: 4)), sourceName: "s.png", in: folder), limit: 1 << 20)
+        let slot = PixelSize(width: 96, height: 64)
+        func decode(_ bytes: [UInt8]) {
+            do { _ = try loader.load(bytes: bytes, path: "bad.heic", fittedTo: slot) } catch {
+                #expect(error.description.hasPrefix("bad.heic: "), "\(error)")
+            }
+        }
+        for length in 1..<whole.count { decode(Array(whole.prefix(length))) }
+        damagedCopies(of: whole, count: 2000).forEach(decode)
+    }
+}
