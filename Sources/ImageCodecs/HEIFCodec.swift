@@ -3,8 +3,8 @@ import KioskCore
 import KioskRendering
 
 /// HEIC and HEIF photos (an iPhone's default) through libheif, with its
-/// libde265 decoder: the file's primary image, grids and overlays composed
-/// by libheif, 10- and 12-bit brought to 8, alpha over the background.
+/// libde265 decoder: the file's primary image (grids and overlays composed
+/// by libheif), 10- and 12-bit brought to 8, alpha over the background.
 ///
 /// Orientation exactly once: the container's rotation, mirroring and crop
 /// (`irot`, `imir`, `clap`) are applied by libheif as it decodes, and the

@@ -90,6 +90,48 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         #expect(shown.picture.pixels == converted.pixels)
     }
 
+    /// Transparency over the kiosk's background, as the same picture from heif-convert as a PNG.
+    @Test func alphaIsCompositedOverTheBackground() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 64, height: 40)
+        var rgba = [UInt8]()
+        for y in 0..<size.height {
+            for x in 0..<size.width { rgba += [UInt8(x * 4), UInt8(y * 6), 200, UInt8(min(255, x * 8))] }
+        }
+        let path = try heic(PNGCodec.encode(samples: rgba, size: size, colourType: .truecolourAlpha), sourceName: "alpha.png", in: folder)
+        let shown = try loader.load(path, fittedTo: size)
+        let converted = try reference(path, fittedTo: size)
+        #expect(shown.pixels == converted.pixels)
+        #expect(shown[0, 20] == 0x204060, "alpha 0 is the background")
+    }
+
+    /// A 10-bit HEIC (from a 16-bit PNG) is brought to 8 bits as libheif's
+    /// converter brings it: within one level (libheif drops the low bits;
+    /// heif-convert's 16-bit PNG is brought to 8 by libspng).
+    @Test func tenBitIsBroughtToEight() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 64, height: 48)
+        var samples = [UInt8]()
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                for value in [UInt16(x * 1000), UInt16(y * 1300), UInt16(40_000)] { samples += withUnsafeBytes(of: value) { Array($0) } }
+            }
+        }
+        let source = try folder.write("deep.png", PNGCodec.encode(samples: samples, size: size, colourType: .truecolour, bitDepth: 16))
+        let path = folder.path + "/deep.heic"
+        try heifTool("heif-enc", ["-b", "10", "-q", "90", source, "-o", path])
+        let shown = try loader.load(path, fittedTo: size)
+        let converted = try reference(path, fittedTo: size)
+        var worst = 0
+        for (a, b) in zip(shown.pixels, converted.pixels) {
+            for shift: UInt32 in [16, 8, 0] {
+                let difference = abs(Int((a >> shift) & 0xFF) - Int((b >> shift) & 0xFF))
+                worst = max(worst, difference)
+            }
+        }
+        #expect(worst <= 1, "\(worst) levels at worst")
+    }
+
     /// An iPhone's portrait: the container turns it, and the EXIF inside still says 6.
     /// It stands upright once, not on its side; the EXIF gives the date taken.
     @Test func aTurnedPhoneHEICIsUprightOnceAndDated() throws {
