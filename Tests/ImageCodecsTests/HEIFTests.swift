@@ -106,8 +106,10 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     }
 
     /// A 10-bit HEIC (from a 16-bit PNG) is brought to 8 bits as libheif's
-    /// converter brings it: within one level (libheif drops the low bits;
-    /// heif-convert's 16-bit PNG is brought to 8 by libspng).
+    /// converter brings it, within two levels: kioskd asks libheif for 8
+    /// bits (1.15 drops the low two bits, Debian 13's 1.23 rounds), while
+    /// heif-convert writes a 16-bit PNG that libspng brings to 8 its own way.
+    /// Measured: 1 level at worst with 1.15, 2 with 1.23.
     @Test func tenBitIsBroughtToEight() throws {
         let folder = try ScratchFolder()
         let size = PixelSize(width: 64, height: 48)
@@ -129,7 +131,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
                 worst = max(worst, difference)
             }
         }
-        #expect(worst <= 1, "\(worst) levels at worst")
+        #expect(worst <= 2, "\(worst) levels at worst")
     }
 
     /// An iPhone's portrait: the container turns it, and the EXIF inside still says 6.
