@@ -141,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "kioskd-bench",
             dependencies: [
-                "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "ControlClient", "CLinux", "InputDevices",
+                "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "CHEIF", "ControlClient", "CLinux", "InputDevices",
                 "SystemCalls", "LinuxPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

@@ -20,7 +20,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self, HEICDecode.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -64,7 +64,7 @@ struct Figures: ParsableCommand {
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -580,4 +580,35 @@ struct WorkerPriorities: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
         }
     }
+}
+
+// MARK: - The new formats' decode ratios
+
+/// A generated photo of `size` encoded by `tool` (`arguments`, then the
+/// PNG it reads and `-o` the file it writes), made once under `folder`
+/// and kept: the `webp` and `heic` figures' files.
+func benchPhoto(_ size: PixelSize, in folder: String, as suffix: String, by tool: String, _ arguments: [String]) throws -> String {
+    mkdir(folder, 0o755)
+    let path = "\(folder)/photo-\(size)-v1.\(suffix)"
+    if access(path, F_OK) == 0 { return path }
+    let source = path + ".png"
+    try writeWholeFile(source, bytes: PNGCodec.encode(GeneratedPictures.photo(size)))
+    defer { unlink(source) }
+    let argv = ([tool] + arguments + [source, "-o", path]).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawnp(&pid, tool, nil, nil, argv, environ) == 0, waitForExit(pid) == 0 else {
+        throw ValidationError("\(tool) failed: install the test tools (scripts/install-deps --vm)")
+    }
+    return path
+}
+
+/// The medians of `rounds` timings of kioskd's pipeline and of the bare library, alternated.
+func pipelineAgainstBare(rounds: Int, pipeline: () throws -> Void, bare: () throws -> Void) throws -> (pipelineMs: Double, bareMs: Double) {
+    var bareTimes: [Double] = [], pipelineTimes: [Double] = []
+    for _ in 0..<rounds {
+        bareTimes.append(try time(bare))
+        pipelineTimes.append(try time(pipeline))
+    }
+    return (median(pipelineTimes), median(bareTimes))
 }
