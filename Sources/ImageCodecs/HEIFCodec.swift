@@ -52,6 +52,13 @@ public enum HEIFCodec {
             bytes.deallocate()
         }
 
+        /// A burst, a collection or a stereo pair holds more than one image:
+        /// the show shows the primary one and says so, once.
+        var note: String? {
+            let count = Int(heif_context_get_number_of_top_level_images(context))
+            return count > 1 ? "holds \(count) images (a burst, a collection or a stereo pair): showing its primary image" : nil
+        }
+
         /// The size shown: after the container's turn and crop.
         var size: PixelSize { PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle))) }
 
@@ -141,7 +148,7 @@ extension HEIFCodec: PictureCodec {
         let decoded = try primary.decode(background: options.background, maximumPixels: options.maximumHEIFPixels)
         return DecodedPicture(
             picture: resample(decoded, to: aspectFitSize(of: decoded.size, in: slot)),
-            info: PictureInfo(format: name, originalSize: decoded.size, dateTaken: primary.exif.flatMap(EXIFDateTaken.read)))
+            info: PictureInfo(format: name, originalSize: decoded.size, dateTaken: primary.exif.flatMap(EXIFDateTaken.read), note: primary.note))
     }
 
     /// Decoded whole, then cut and resampled.

@@ -92,12 +92,16 @@ public struct PictureInfo: Equatable, Sendable {
     public var dateTaken: Int64?
     /// Words that come with the picture (a caption or description), if any: room for an overlay.
     public var caption: String?
+    /// Something about the file worth one line in the log that does not stop
+    /// it showing: "holds 3 images (...): showing its primary image".
+    public var note: String?
 
-    public init(format: String, originalSize: PixelSize, dateTaken: Int64? = nil, caption: String? = nil) {
+    public init(format: String, originalSize: PixelSize, dateTaken: Int64? = nil, caption: String? = nil, note: String? = nil) {
         self.format = format
         self.originalSize = originalSize
         self.dateTaken = dateTaken
         self.caption = caption
+        self.note = note
     }
 }
 

@@ -151,6 +151,21 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         #expect(try loader.uprightSize(of: path) == PixelSize(width: 32, height: 64))
     }
 
+    /// A file of several images (a burst, a collection) shows its primary
+    /// image and says so; a single photo says nothing.
+    @Test func aBurstShowsItsPrimaryImageAndSaysSo() throws {
+        let folder = try ScratchFolder()
+        let first = try folder.write("first.png", PNGCodec.encode(solid(64, 48, red)))
+        let second = try folder.write("second.png", PNGCodec.encode(solid(64, 48, blue)))
+        let burst = folder.path + "/burst.heic"
+        try heifTool("heif-enc", ["-q", "90", first, second, "-o", burst])
+        let shown = try loader.loadPicture(burst, fittedTo: PixelSize(width: 64, height: 48))
+        #expect(shown.info.note == "holds 2 images (a burst, a collection or a stereo pair): showing its primary image")
+        #expect(nearlyEqual(shown.picture[32, 24], red, tolerance: 6), "the primary image is the first")
+        let single = try loader.loadPicture(try heic(PNGCodec.encode(solid(64, 48, red)), sourceName: "one.png", in: folder), fittedTo: PixelSize(width: 64, height: 48))
+        #expect(single.info.note == nil)
+    }
+
     /// By content, not by name: a HEIC named `.jpg` is shown, and a JPEG named `.heic`.
     @Test func aHEICIsKnownByItsContent() throws {
         let folder = try ScratchFolder()

@@ -70,6 +70,28 @@ import Testing
         #expect(seen == [red, green, blue, red])
     }
 
+    /// A HEIC burst in the show: its primary image, and one log line saying so, however often it comes round.
+    @Test func aBurstIsNotedOnceInTheLog() throws {
+        let source = NSTemporaryDirectory() + "kioskd-burst-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        for (name, colour) in [("1.png", red), ("2.png", blue)] {
+            try Data(try PNGCodec.encode(RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: colour)))).write(to: URL(fileURLWithPath: source + "/" + name))
+        }
+        let encoder = Process()
+        encoder.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
+        encoder.arguments = [source + "/1.png", source + "/2.png", "-o", source + "/burst.heic"]
+        encoder.standardOutput = FileHandle.nullDevice
+        try encoder.run()
+        encoder.waitUntilExit()
+        let heic = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/burst.heic")))
+        let folder = try PictureFolder([("a.png", flatPNG(yellow)), ("b.heic", heic), ("c.png", flatPNG(yellow))])
+        let run = try SimulatedShow(showSettings(folder, interval: 1), startAt: 1)
+        run.run(until: 12)   // round the loop several times
+        let notes = run.log.filter { $0.hasSuffix("b.heic: holds 2 images (a burst, a collection or a stereo pair): showing its primary image") }
+        #expect(notes.count == 1, "\(run.log)")
+    }
+
     /// A GIF that plays twice stops on its last frame, and asks for no more wake-ups.
     @Test func countedLoopsEndOnTheLastFrame() throws {
         let folder = try folder(traffic(delay: 10, loops: 1))

@@ -52,11 +52,19 @@ struct PictureNeighbourhood {
         var onScreen = false
         /// Files that cannot be shown, still in the playlist.
         var refused: [ImageFileError] = []
+        /// What the decoder noted about files (``PictureInfo/note``), each file's once.
+        var notes: [(file: String, note: String)] = []
     }
+
+    /// The files whose note was told already.
+    private var noted: Set<String> = []
 
     mutating func take(_ outcomes: [DecodeOutcome]) -> Arrivals {
         var arrivals = Arrivals()
         for outcome in outcomes {
+            if case .decoded(let key, _, _, let info) = outcome, let file = key.file, let note = info?.note, noted.insert(file).inserted {
+                arrivals.notes.append((file, note))
+            }
             switch pictures.accept(outcome) {
             case .stored(let path):
                 if unitsOnScreen.contains(where: { pictures.key($0) == path }) { arrivals.onScreen = true }

@@ -137,6 +137,7 @@ final class RunningShow {
         }
         if !sizes.isEmpty { measured(sizes, at: now) }
         let arrivals = strip.pictures.take(stills)
+        for (file, note) in arrivals.notes { emit(.pictureNote(file: file, note: note)) }
         if arrivals.onScreen { pacer.frameNeeded = true }
         guard !arrivals.refused.isEmpty else { return }
         endChange(at: now)

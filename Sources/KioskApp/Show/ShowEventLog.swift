@@ -13,6 +13,8 @@ extension ShowEvent {
             return .warning("skipping \(file): \(reason)")
         case .animationStopped(let file, let reason):
             return .warning("\(file) stops animating: \(reason)")
+        case .pictureNote(let file, let note):
+            return .info("\(file): \(note)")
         case .zoomNotSharp(let file, let reason):
             return .warning("\(file): the zoomed part cannot be decoded again sharp (\(reason)); it stays scaled up")
         case .playlistChanged(let count, let added, let removed):

@@ -45,6 +45,9 @@ public enum ShowEvent: Equatable, Sendable {
     case animationStopped(file: String, reason: String)
     /// The zoomed part of a picture could not be decoded again sharp: it stays scaled up.
     case zoomNotSharp(file: String, reason: String)
+    /// Something about a file that does not stop it showing (a HEIF burst
+    /// shown by its primary image): once per file while the show runs.
+    case pictureNote(file: String, note: String)
     /// The playlist changed: `added` files arrived and `removed` left (a
     /// rewritten file that moved counts in both); `count` is its new length.
     case playlistChanged(count: Int, added: Int, removed: Int)
