@@ -83,17 +83,13 @@ public enum HEIFCodec {
                 throw ImageFileError(path: path, reason: .corrupt("libheif gave no picture of the size its header says"))
             }
             let channels = alpha ? 4 : 3
-            let red = UInt32(background.red), green = UInt32(background.green), blue = UInt32(background.blue)
+            let blend = AlphaCompositor(background)
             var pixels = [UInt32](repeating: 0, count: size.pixelCount)
             for y in 0..<size.height {
                 let row = plane + y * Int(stride)
                 for x in 0..<size.width {
                     let p = row + x * channels
-                    let r = UInt32(p[0]), g = UInt32(p[1]), b = UInt32(p[2])
-                    guard alpha, p[3] != 255 else { pixels[y * size.width + x] = r << 16 | g << 8 | b; continue }
-                    let a = UInt32(p[3])
-                    func mix(_ c: UInt32, _ bg: UInt32) -> UInt32 { (c * a + bg * (255 - a) + 127) / 255 }
-                    pixels[y * size.width + x] = mix(r, red) << 16 | mix(g, green) << 8 | mix(b, blue)
+                    pixels[y * size.width + x] = blend.over(UInt32(p[0]), UInt32(p[1]), UInt32(p[2]), alpha: alpha ? UInt32(p[3]) : 255)
                 }
             }
             return RasterImage(size: size, pixels: pixels)

@@ -34,7 +34,7 @@ public enum PNGCodec {
         let (size, interlaced) = try context.headerAndInterlace()
         // Refuse before allocating (a small file can claim a huge picture).
         guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
-        let blend = Compositor(background)
+        let blend = AlphaCompositor(background)
         if interlaced {
             guard size.pixelCount <= maximumInterlacedPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
             var rgba = [UInt8](repeating: 0, count: size.pixelCount * 4)
@@ -42,7 +42,7 @@ public enum PNGCodec {
                 spng_decode_image(context.raw, $0.baseAddress, $0.count, Int32(SPNG_FMT_RGBA8.rawValue),
                                   Int32(SPNG_DECODE_TRNS.rawValue))
             })
-            return RasterImage(size: size, pixels: (0..<size.pixelCount).map { blend.over(rgba, $0) })
+            return RasterImage(size: size, pixels: (0..<size.pixelCount).map { blend.over(rgba: rgba, $0) })
         }
         let k = minimumSize.map { max(1, min(size.width / max(1, $0.width), size.height / max(1, $0.height))) } ?? 1
         let reduced = PixelSize(width: size.width / k, height: size.height / k)
@@ -62,7 +62,7 @@ public enum PNGCodec {
                 break
             }
             for x in 0..<size.width {
-                let p = blend.over(row, x), b = 3 * block(x, reduced.width)
+                let p = blend.over(rgba: row, x), b = 3 * block(x, reduced.width)
                 sums[b] += p >> 16 & 0xFF
                 sums[b + 1] += p >> 8 & 0xFF
                 sums[b + 2] += p & 0xFF
@@ -80,24 +80,6 @@ public enum PNGCodec {
             }
         }
         return RasterImage(size: reduced, pixels: out)
-    }
-
-    /// RGBA8 over an opaque background colour.
-    private struct Compositor {
-        let red: UInt32, green: UInt32, blue: UInt32
-
-        init(_ background: RGBColor) {
-            (red, green, blue) = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
-        }
-
-        /// Pixel `i` of RGBA8 `bytes` as XRGB8888: exact for alpha 0 and 255, rounded in between.
-        @inline(__always)
-        func over(_ bytes: [UInt8], _ i: Int) -> UInt32 {
-            let a = UInt32(bytes[4 * i + 3])
-            if a == 255 { return UInt32(bytes[4 * i]) << 16 | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) }
-            func mix(_ c: UInt8, _ bg: UInt32) -> UInt32 { (UInt32(c) * a + bg * (255 - a) + 127) / 255 }
-            return mix(bytes[4 * i], red) << 16 | mix(bytes[4 * i + 1], green) << 8 | mix(bytes[4 * i + 2], blue)
-        }
     }
 
     /// Encodes as 8-bit RGB: exactly the scanned-out colours, no alpha.
