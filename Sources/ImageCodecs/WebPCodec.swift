@@ -36,20 +36,14 @@ public enum WebPCodec {
         }
     }
 
-    /// The stored picture of `bytes` (the first frame of an animation) decoded
+    /// The still in `bytes`, whose header says it is `stored` pixels, decoded
     /// by libwebp, cut to `crop` (stored pixels) when given and scaled to
     /// `size`, its transparency over `background`.
-    static func decode(
-        _ bytes: [UInt8], path: String, crop: PixelRect? = nil, scaledTo size: PixelSize, background: RGBColor, maximumPixels: Int
+    static func decodeStill(
+        _ bytes: [UInt8], path: String, stored: PixelSize, crop: PixelRect? = nil, scaledTo size: PixelSize, background: RGBColor, maximumPixels: Int
     ) throws(ImageFileError) -> RasterImage {
-        let features = try self.features(of: bytes, path: path)
-        let stored = PixelSize(width: Int(features.width), height: Int(features.height))
         // Lossless WebPs are decoded whole inside libwebp: refused from the header before.
         guard stored.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(stored)) }
-        guard features.has_animation == 0 else {
-            let first = try WebPAnimation(bytes: bytes, path: path, background: background, fittedTo: nil, maximumPixels: maximumPixels).decodeNext()
-            return resample(first, to: size)
-        }
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImageFileError(path: path, reason: .corrupt("libwebp's version does not match its headers")) }
         if let crop {
@@ -81,15 +75,12 @@ public enum WebPCodec {
         return RasterImage(size: size, pixels: pixels)
     }
 
-    /// BGRA words (alpha on top) made XRGB8888 over `background`: exact for
-    /// alpha 0 and 255, rounded in between (as a PNG is composited).
+    /// BGRA words (alpha on top) made XRGB8888 over `background` (``AlphaCompositor``).
     static func composite(_ pixels: inout [UInt32], over background: RGBColor) {
-        let red = UInt32(background.red), green = UInt32(background.green), blue = UInt32(background.blue)
+        let blend = AlphaCompositor(background)
         for i in pixels.indices {
-            let p = pixels[i], a = p >> 24
-            if a == 255 { pixels[i] = p & 0xFF_FFFF; continue }
-            func mix(_ c: UInt32, _ bg: UInt32) -> UInt32 { (c * a + bg * (255 - a) + 127) / 255 }
-            pixels[i] = mix(p >> 16 & 0xFF, red) << 16 | mix(p >> 8 & 0xFF, green) << 8 | mix(p & 0xFF, blue)
+            let p = pixels[i]
+            pixels[i] = blend.over(p >> 16 & 0xFF, p >> 8 & 0xFF, p & 0xFF, alpha: p >> 24)
         }
     }
 
@@ -170,7 +161,8 @@ extension WebPCodec: PictureCodec {
         let upright = orientation.uprightSize(of: stored)
         let fitted = aspectFitSize(of: upright, in: slot)
         let storedFitted = orientation.swapsSides ? PixelSize(width: fitted.height, height: fitted.width) : fitted
-        let decoded = try decode(bytes, path: path, scaledTo: storedFitted, background: options.background, maximumPixels: options.maximumWebPPixels)
+        let decoded = try decodeStill(
+            bytes, path: path, stored: stored, scaledTo: storedFitted, background: options.background, maximumPixels: options.maximumWebPPixels)
         bytes = []
         return DecodedPicture(
             picture: resample(decoded, to: fitted, turning: orientation),
@@ -192,10 +184,13 @@ extension WebPCodec: PictureCodec {
         let decoded: RasterImage, exact: PixelRect
         if features.has_animation == 0 {
             let cut = PixelRect(x: wanted.x & ~1, y: wanted.y & ~1, width: wanted.width + wanted.x % 2, height: wanted.height + wanted.y % 2)
-            decoded = try decode(bytes, path: path, crop: cut, scaledTo: cut.size, background: options.background, maximumPixels: options.maximumWebPPixels)
+            decoded = try decodeStill(
+                bytes, path: path, stored: stored, crop: cut, scaledTo: cut.size, background: options.background, maximumPixels: options.maximumWebPPixels)
             exact = PixelRect(x: wanted.x - cut.x, y: wanted.y - cut.y, width: wanted.width, height: wanted.height)
         } else {
-            decoded = try decode(bytes, path: path, scaledTo: stored, background: options.background, maximumPixels: options.maximumWebPPixels)
+            // An animation's first frame, the whole canvas, bounded as its playing is.
+            decoded = try WebPAnimation(bytes: bytes, path: path, background: options.background, fittedTo: nil, maximumPixels: options.maximumGIFPixels)
+                .decodeNext()
             exact = wanted
         }
         bytes = []
