@@ -7,20 +7,6 @@ import SystemCalls
 import TestSupport
 import Testing
 
-/// Runs one of libheif's example tools (Debian's `libheif-examples`) and says whether it succeeded.
-@discardableResult
-func heifTool(_ name: String, _ arguments: [String]) throws -> Bool {
-    let tool = Process()
-    tool.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
-    tool.arguments = arguments
-    tool.standardOutput = FileHandle.nullDevice
-    tool.standardError = FileHandle.nullDevice
-    try tool.run()
-    tool.waitUntilExit()
-    #expect(tool.terminationStatus == 0, "\(name) \(arguments.joined(separator: " "))")
-    return tool.terminationStatus == 0
-}
-
 /// A HEIC as an iPhone writes a portrait: the sensor's landscape pixels,
 /// the container saying how to turn them (`irot`/`imir`, written by libheif
 /// for `orientation`), and an `Exif` item that says the same turn again.
@@ -68,14 +54,14 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     func heic(_ source: [UInt8], sourceName: String, in folder: ScratchFolder, name: String = "photo") throws -> String {
         let input = try folder.write(name + "-" + sourceName, source)
         let heic = folder.path + "/" + name + ".heic"
-        try heifTool("heif-enc", ["-q", "90", input, "-o", heic])
+        try runTool("heif-enc", ["-q", "90", input, "-o", heic])
         return heic
     }
 
     /// What libheif's own converter makes of `heic`, through kioskd's PNG path, fitted to `slot`.
     func reference(_ heic: String, fittedTo slot: PixelSize) throws -> RasterImage {
         let png = heic + ".heif-convert.png"
-        try heifTool("heif-convert", [heic, png])
+        try runTool("heif-convert", [heic, png])
         return try loader.load(png, fittedTo: slot)
     }
 
@@ -121,7 +107,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         }
         let source = try folder.write("deep.png", PNGCodec.encode(samples: samples, size: size, colourType: .truecolour, bitDepth: 16))
         let path = folder.path + "/deep.heic"
-        try heifTool("heif-enc", ["-b", "10", "-q", "90", source, "-o", path])
+        try runTool("heif-enc", ["-b", "10", "-q", "90", source, "-o", path])
         let shown = try loader.load(path, fittedTo: size)
         let converted = try reference(path, fittedTo: size)
         var worst = 0
@@ -158,7 +144,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         let first = try folder.write("first.png", PNGCodec.encode(solid(64, 48, red)))
         let second = try folder.write("second.png", PNGCodec.encode(solid(64, 48, blue)))
         let burst = folder.path + "/burst.heic"
-        try heifTool("heif-enc", ["-q", "90", first, second, "-o", burst])
+        try runTool("heif-enc", ["-q", "90", first, second, "-o", burst])
         let shown = try loader.loadPicture(burst, fittedTo: PixelSize(width: 64, height: 48))
         #expect(shown.info.note == "holds 2 images (a burst, a collection or a stereo pair): showing its primary image")
         #expect(nearlyEqual(shown.picture[32, 24], red, tolerance: 6), "the primary image is the first")

@@ -94,8 +94,8 @@ enum PPMCodec: PictureCodec {
         let picture = solid(16, 8, 0x3060C0)
         let folder = try ScratchFolder()
         let png = try folder.write("sample.png", PNGCodec.encode(picture))
-        try webpTool("cwebp", ["-lossless", png, "-o", folder.path + "/sample.webp"])
-        try heifTool("heif-enc", [png, "-o", folder.path + "/sample.heic"])
+        try runTool("cwebp", ["-lossless", png, "-o", folder.path + "/sample.webp"])
+        try runTool("heif-enc", [png, "-o", folder.path + "/sample.heic"])
         return [
             HEIFCodec.name: try readWholeFile(folder.path + "/sample.heic", limit: 1 << 20),
             WebPCodec.name: try readWholeFile(folder.path + "/sample.webp", limit: 1 << 20),

@@ -6,19 +6,6 @@ import SystemCalls
 import TestSupport
 import Testing
 
-/// Runs one of libwebp's tools (Debian's `webp` package) and says whether it succeeded.
-@discardableResult
-func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
-    let tool = Process()
-    tool.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
-    tool.arguments = (name == "webpmux" || name == "img2webp" ? [] : ["-quiet"]) + arguments
-    tool.standardError = FileHandle.nullDevice
-    try tool.run()
-    tool.waitUntilExit()
-    #expect(tool.terminationStatus == 0, "\(name) \(arguments.joined(separator: " "))")
-    return tool.terminationStatus == 0
-}
-
 /// WebP stills as phones, messaging apps and browsers save them, made here
 /// with libwebp's own tools (`cwebp`, `webpmux`) and checked against its
 /// reference decoder (`dwebp`) read back through kioskd's PNG path.
@@ -29,14 +16,14 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
     func webp(_ image: RasterImage, _ options: [String], in folder: ScratchFolder, name: String = "picture") throws -> String {
         let png = try folder.write(name + "-source.png", PNGCodec.encode(image))
         let webp = folder.path + "/" + name + ".webp"
-        try webpTool("cwebp", options + [png, "-o", webp])
+        try runTool("cwebp", options + [png, "-o", webp])
         return webp
     }
 
     /// What libwebp's reference decoder makes of `webp`, through kioskd's PNG path, fitted to `slot`.
     func reference(_ webp: String, in folder: ScratchFolder, fittedTo slot: PixelSize) throws -> RasterImage {
         let png = webp + ".dwebp.png"
-        try webpTool("dwebp", [webp, "-o", png])
+        try runTool("dwebp", [webp, "-o", png])
         return try loader.load(png, fittedTo: slot)
     }
 
@@ -64,7 +51,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         }
         let png = try folder.write("alpha.png", PNGCodec.encode(samples: rgba, size: size, colourType: .truecolourAlpha))
         let webp = folder.path + "/alpha.webp"
-        try webpTool("cwebp", ["-lossless", "-exact", png, "-o", webp])
+        try runTool("cwebp", ["-lossless", "-exact", png, "-o", webp])
         let shown = try loader.load(webp, fittedTo: size)
         let asPNG = try loader.load(png, fittedTo: size)
         #expect(shown.pixels == asPNG.pixels)
@@ -105,7 +92,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let plain = try webp(quadrants, ["-lossless"], in: folder)
         let exif = try folder.write("turn.exif", datedEXIF(date: "2024:07:14 09:30:00", orientation: 6))
         let turned = folder.path + "/turned.webp"
-        try webpTool("webpmux", ["-set", "exif", exif, plain, "-o", turned])
+        try runTool("webpmux", ["-set", "exif", exif, plain, "-o", turned])
         let shown = try loader.loadPicture(turned, fittedTo: PixelSize(width: 128, height: 128))
         #expect(shown.picture.size == PixelSize(width: 64, height: 128), "orientation 6 stands a landscape picture up")
         #expect(shown.picture[4, 4] == blue && shown.picture[59, 4] == red, "as a phone's gallery shows it")
@@ -128,7 +115,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let plain = try webp(GeneratedPictures.photo(PixelSize(width: 1000, height: 700), variant: 6), ["-q", "100"], in: folder)
         let exif = try folder.write("turn.exif", datedEXIF(date: "2024:07:14 09:30:00", orientation: 6))
         let turned = folder.path + "/turned.webp"
-        try webpTool("webpmux", ["-set", "exif", exif, plain, "-o", turned])
+        try runTool("webpmux", ["-set", "exif", exif, plain, "-o", turned])
         #expect(try readWholeFile(turned, limit: 1 << 24).count > 128 << 10, "the EXIF chunk lies past the first 128 KiB")
         #expect(try loader.uprightSize(of: turned) == PixelSize(width: 700, height: 1000))
         #expect(try loader.uprightSize(of: plain) == PixelSize(width: 1000, height: 700))
@@ -218,7 +205,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
             arguments += ["-lossless", "-d", "\(duration)", try folder.write("frame-\(i).png", PNGCodec.encode(frame))]
         }
         let path = folder.path + "/animated.webp"
-        try webpTool("img2webp", arguments + ["-o", path])
+        try runTool("img2webp", arguments + ["-o", path])
         return path
     }
 
@@ -266,7 +253,7 @@ func webpTool(_ name: String, _ arguments: [String]) throws -> Bool {
         let first = try folder.write("first.png", PNGCodec.encode(solid(4100, 4100, red)))
         let second = try folder.write("second.png", PNGCodec.encode(solid(4100, 4100, blue)))
         let path = folder.path + "/big.webp"
-        try webpTool("img2webp", ["-lossless", first, "-lossless", second, "-o", path])
+        try runTool("img2webp", ["-lossless", first, "-lossless", second, "-o", path])
         let error = expectError(ImageFileError.self) { try loader.loadPicture(path, fittedTo: size) }
         #expect(error?.reason == .tooLarge(PixelSize(width: 4100, height: 4100)))
     }

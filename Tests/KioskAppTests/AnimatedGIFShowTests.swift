@@ -1,4 +1,3 @@
-import Foundation
 import ImageCodecs
 @testable import KioskApp
 import KioskCore
@@ -43,21 +42,10 @@ import Testing
     /// An animated WebP plays the same way, through the same seam: its
     /// frames at its own durations, each exactly `kioskd snapshot --frame N`.
     @Test func theCentredAnimatedWebPPlaysAtItsOwnDurations() throws {
-        let source = NSTemporaryDirectory() + "kioskd-animated-webp-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: source) }
-        var arguments = ["-loop", "0"]
-        for (i, colour) in [red, green, blue].enumerated() {
-            let png = source + "/\(i).png"
-            try Data(try PNGCodec.encode(RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: colour)))).write(to: URL(fileURLWithPath: png))
-            arguments += ["-lossless", "-d", "500", png]
+        let frames = [red, green, blue].map { RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: $0)) }
+        let webp = try madeByTool("img2webp", from: frames) { inputs, output in
+            ["-loop", "0"] + inputs.flatMap { ["-lossless", "-d", "500", $0] } + ["-o", output]
         }
-        let img2webp = Process()
-        img2webp.executableURL = URL(fileURLWithPath: "/usr/bin/img2webp")
-        img2webp.arguments = arguments + ["-o", source + "/traffic.webp"]
-        try img2webp.run()
-        img2webp.waitUntilExit()
-        let webp = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/traffic.webp")))
         let folder = try PictureFolder([("a.png", flatPNG(yellow)), ("b.webp", webp), ("c.png", flatPNG(yellow))])
         let run = try SimulatedShow(showSettings(folder, interval: 60), startAt: 1)
         var seen: [UInt32?] = []
@@ -72,19 +60,8 @@ import Testing
 
     /// A HEIC burst in the show: its primary image, and one log line saying so, however often it comes round.
     @Test func aBurstIsNotedOnceInTheLog() throws {
-        let source = NSTemporaryDirectory() + "kioskd-burst-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: source) }
-        for (name, colour) in [("1.png", red), ("2.png", blue)] {
-            try Data(try PNGCodec.encode(RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: colour)))).write(to: URL(fileURLWithPath: source + "/" + name))
-        }
-        let encoder = Process()
-        encoder.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
-        encoder.arguments = [source + "/1.png", source + "/2.png", "-o", source + "/burst.heic"]
-        encoder.standardOutput = FileHandle.nullDevice
-        try encoder.run()
-        encoder.waitUntilExit()
-        let heic = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/burst.heic")))
+        let shots = [red, blue].map { RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: $0)) }
+        let heic = try madeByTool("heif-enc", from: shots) { inputs, output in inputs + ["-o", output] }
         let folder = try PictureFolder([("a.png", flatPNG(yellow)), ("b.heic", heic), ("c.png", flatPNG(yellow))])
         let run = try SimulatedShow(showSettings(folder, interval: 1), startAt: 1)
         run.run(until: 12)   // round the loop several times

@@ -26,7 +26,28 @@ let background = RGBColor(xrgb: 0x202020)
 
 /// A lossless flat picture; 4:3 so it fits a 1344x1080 slot as 1344x1008.
 func flatPNG(_ xrgb: UInt32) throws -> [UInt8] {
-    try PNGCodec.encode(RasterImage(size: PixelSize(width: 400, height: 300), filledWith: RGBColor(xrgb: xrgb)))
+    try PNGCodec.encode(flat(xrgb))
+}
+
+/// A flat 400x300 picture of `xrgb` (``flatPNG(_:)`` before it is a PNG).
+func flat(_ xrgb: UInt32) -> RasterImage {
+    RasterImage(size: PixelSize(width: 400, height: 300), filledWith: RGBColor(xrgb: xrgb))
+}
+
+/// `pictures` written as PNGs into a fresh folder and made into one file by
+/// `tool` (cwebp, img2webp, heif-enc; `arguments` given the PNGs' paths and
+/// the file's): that file's bytes.
+func madeByTool(_ tool: String, from pictures: [RasterImage], _ arguments: (_ inputs: [String], _ output: String) -> [String]) throws -> [UInt8] {
+    let folder = NSTemporaryDirectory() + "kioskd-\(tool)-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    var inputs: [String] = []
+    for (i, picture) in pictures.enumerated() {
+        inputs.append(folder + "/\(i).png")
+        try Data(try PNGCodec.encode(picture)).write(to: URL(fileURLWithPath: inputs[i]))
+    }
+    try runTool(tool, arguments(inputs, folder + "/made"))
+    return try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/made")))
 }
 
 func job(_ folder: PictureFolder, at position: Double, configure: (inout KioskSettings) -> Void = { _ in }) -> SnapshotJob {
@@ -125,24 +146,9 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         #expect(result.frame[960, 540] == green && result.frame[100, 540] == red)
     }
 
-    /// A flat `colour` as a PNG, made into another format by `tool` (`arguments` before the input and output).
-    private func encoded(_ colour: UInt32, by tool: String, _ arguments: [String]) throws -> [UInt8] {
-        let source = NSTemporaryDirectory() + "kioskd-\(tool)-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: source) }
-        try Data(try flatPNG(colour)).write(to: URL(fileURLWithPath: source + "/in.png"))
-        let encoder = Process()
-        encoder.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-        encoder.arguments = arguments + [source + "/in.png", "-o", source + "/out"]
-        encoder.standardOutput = FileHandle.nullDevice
-        try encoder.run()
-        encoder.waitUntilExit()
-        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: source + "/out")))
-    }
-
     /// A WebP (made by cwebp from a flat PNG) is listed and shown like any picture.
     @Test func aWebPInTheFolderIsShown() throws {
-        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.WEBP", try encoded(green, by: "cwebp", ["-quiet", "-lossless"]))])
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.WEBP", try madeByTool("cwebp", from: [flat(green)]) { ["-lossless", $0[0], "-o", $1] })])
         let result = try job(folder, at: 1).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "2.WEBP"])
         #expect(result.frame[960, 540] == green && result.frame[100, 540] == red)
@@ -150,7 +156,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
 
     /// A HEIC (made by heif-enc from a flat PNG), named as an iPhone names it, is listed and shown.
     @Test func aHEICInTheFolderIsShown() throws {
-        let folder = try PictureFolder([("1.png", flatPNG(red)), ("IMG_0002.HEIC", try encoded(green, by: "heif-enc", ["-q", "95"]))])
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("IMG_0002.HEIC", try madeByTool("heif-enc", from: [flat(green)]) { ["-q", "95", $0[0], "-o", $1] })])
         let result = try job(folder, at: 1).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "IMG_0002.HEIC"])
         // HEVC is lossy: a flat colour comes back within a few levels.
