@@ -63,7 +63,8 @@ final class ConfigReload: SettingsReloading {
         // What each changed setting needs is its descriptor's reload policy.
         let changed = KioskSettings.table.changed(from: settings, to: explained.settings)
         let newDisplay = openDisplay != nil && changed.contains { $0.reload == .newDisplay }
-        let waiting = changed.filter { $0.reload == .restart || (!newDisplay && $0.reload == .newDisplay) }
+        func waits(_ setting: SettingDescriptor) -> Bool { setting.reload == .restart || (!newDisplay && setting.reload == .newDisplay) }
+        let waiting = changed.filter(waits)
         var applied = explained.settings
         for setting in waiting { setting.keep(in: &applied, from: settings) }
 
@@ -105,7 +106,7 @@ final class ConfigReload: SettingsReloading {
         let before = settings
         settings = applied
         powerKeeper?.use(applied.power.schedule)
-        let applying = changed.filter { setting in !waiting.contains { $0.key == setting.key } }
+        let applying = changed.filter { !waits($0) }
         if changed.isEmpty {
             log("reload: nothing changed")
         } else {
