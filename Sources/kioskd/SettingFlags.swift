@@ -36,7 +36,7 @@ struct SettingFlags<Scope: SettingFlagScope>: ParsableArguments, CustomReflectab
     /// flag, labelled as a property wrapper would be (`_interval`).
     var customMirror: Mirror {
         Mirror(self, children: Self.settings.map { setting -> Mirror.Child in
-            let help = ArgumentHelp(setting.help + " Default: " + setting.shownDefault + ".", valueName: setting.valueName)
+            let help = ArgumentHelp(setting.flagHelp, valueName: setting.valueName)
             let flag: Any = setting.flagIsSwitch
                 ? Flag<Bool?>(name: .customLong(setting.flagName), inversion: .prefixedNo, help: help)
                 : Option<String?>(wrappedValue: nil, name: .customLong(setting.flagName), help: help)

@@ -33,7 +33,7 @@ import Testing
         #expect(!arguments.isEmpty, "kioskd \(command) has no arguments in the dump")
         let scopes: Set<FlagScope> = command == "show" ? [.drawing, .show] : [.drawing]
         for setting in KioskSettings.table.descriptors {
-            let help = setting.help + " Default: " + setting.shownDefault + "."
+            let help = setting.flagHelp
             let declared = arguments[setting.flagName]
             guard scopes.contains(setting.flag) else {
                 #expect(declared?.help != help, "kioskd \(command) declares --\(setting.flagName), which the table gives \(setting.flag)")
@@ -51,7 +51,7 @@ import Testing
             }
         }
         // No flag outside the table is spelled as a setting's.
-        let helps = Set(KioskSettings.table.descriptors.map { $0.help + " Default: " + $0.shownDefault + "." })
+        let helps = Set(KioskSettings.table.descriptors.map(\.flagHelp))
         // A switch's dump names both spellings: `--no-start-paused` is the same flag.
         let claimed = arguments.filter { helps.contains($0.value.help) && !$0.key.hasPrefix("no-") }.keys
         let expected = KioskSettings.table.descriptors.filter { scopes.contains($0.flag) }.map(\.flagName)

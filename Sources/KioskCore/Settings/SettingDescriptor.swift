@@ -109,6 +109,9 @@ public struct SettingDescriptor: Sendable {
     /// The value a kiosk starts from.
     public var defaultValue: SettingValue? { written(KioskSettings()) }
 
+    /// The flag's help in `--help`, the man page and the completions: the help, then the default.
+    public var flagHelp: String { help + " Default: " + shownDefault + "." }
+
     /// The default for a reader: `8`, `ease-in-out`, `false`, or what no value means.
     public var shownDefault: String {
         switch defaultValue {
