@@ -65,6 +65,18 @@ extension SettingFormat where Value == String? {
     }
 }
 
+extension SettingFormat where Value: CustomStringConvertible & Sendable {
+    /// A value written as text that `parse` reads (`"101010"`,
+    /// `"1920x1080@60"`), and written back as the value describes itself;
+    /// `expected` says what else was expected.
+    static func text(expected: String, _ parse: @escaping @Sendable (String) -> Value?) -> Self {
+        SettingFormat(read: { value in
+            guard case .string(let text) = value, let parsed = parse(text) else { throw SettingProblem(expected) }
+            return parsed
+        }, write: { .string($0.description) })
+    }
+}
+
 extension SettingFormat where Value: RawRepresentable & Sendable, Value.RawValue == String {
     /// One of a few words (`order = "shuffle"`); `expected` lists them for the error.
     public static func word(expected: String) -> Self {
@@ -146,14 +158,7 @@ extension SettingFormat where Value == Double {
 }
 
 extension SettingFormat where Value == RGBColor {
-    static var colour: Self {
-        SettingFormat(read: { value in
-            guard case .string(let text) = value, let colour = RGBColor(hex: text) else {
-                throw SettingProblem("expected a colour as RRGGBB, e.g. \"101010\"")
-            }
-            return colour
-        }, write: { .string("\($0)") })
-    }
+    static var colour: Self { .text(expected: "expected a colour as RRGGBB, e.g. \"101010\"") { RGBColor(hex: $0) } }
 }
 
 extension SettingFormat where Value == PictureAlignment {
@@ -171,12 +176,7 @@ extension SettingFormat where Value == PictureAlignment {
 
 extension SettingFormat where Value == ModeRequest {
     static var mode: Self {
-        SettingFormat(read: { value in
-            guard case .string(let text) = value, let mode = ModeRequest(parsing: text) else {
-                throw SettingProblem("expected \"auto\", a size like \"1920x1080\" or a size and rate like \"1920x1080@60\"")
-            }
-            return mode
-        }, write: { .string("\($0)") })
+        .text(expected: "expected \"auto\", a size like \"1920x1080\" or a size and rate like \"1920x1080@60\"") { ModeRequest(parsing: $0) }
     }
 }
 
@@ -192,12 +192,9 @@ extension SettingFormat where Value == Rotation {
 extension SettingFormat where Value == PixelSize {
     /// `size`: the headless screen's, up to 8192x8192.
     static var screenSize: Self {
-        SettingFormat(read: { value in
-            guard case .string(let text) = value, let size = PixelSize(parsing: text), size.width <= 8192, size.height <= 8192 else {
-                throw SettingProblem("expected WIDTHxHEIGHT up to 8192x8192, e.g. \"1280x720\"")
-            }
-            return size
-        }, write: { .string("\($0)") })
+        .text(expected: "expected WIDTHxHEIGHT up to 8192x8192, e.g. \"1280x720\"") { text in
+            PixelSize(parsing: text).flatMap { $0.width <= 8192 && $0.height <= 8192 ? $0 : nil }
+        }
     }
 }
 
