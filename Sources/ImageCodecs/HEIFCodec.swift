@@ -158,7 +158,7 @@ extension HEIFCodec: PictureCodec {
 
     /// The `Exif` item: the whole file is read (it usually sits in the `meta` box at the start, but need not).
     public static func dateTaken(path: String, head: [UInt8]) -> Int64? {
-        guard let bytes = try? readWholeFile(path, limit: DecodeOptions(background: .black).maximumFileBytes),
+        guard let bytes = try? readWholeFile(path, limit: DecodeOptions.defaultMaximumFileBytes),
               let primary = try? PrimaryImage(bytes, path: path) else { return nil }
         return primary.exif.flatMap(EXIFDateTaken.read)
     }

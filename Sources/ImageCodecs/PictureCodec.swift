@@ -136,7 +136,9 @@ public protocol PictureAnimation: AnyObject {
 /// What a decode may spend, and how pictures are shown: the same for every codec.
 public struct DecodeOptions: Sendable, Equatable {
     /// Files above this size are refused unread.
-    public var maximumFileBytes = 256 << 20
+    public var maximumFileBytes = DecodeOptions.defaultMaximumFileBytes
+    /// The bound a file is read within where no options are at hand (a date read for `order = "taken"`).
+    public static let defaultMaximumFileBytes = 256 << 20
     /// A JPEG whose DCT-scaled decode would exceed this many pixels is
     /// refused before allocation. Scaling keeps real photos far below it (a
     /// 100 Mpx camera decodes at 1/8 for a 1080p slot: 1.6 Mpx); a header

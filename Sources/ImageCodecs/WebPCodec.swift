@@ -110,7 +110,7 @@ extension WebPCodec: PictureCodec {
     /// The `EXIF` chunk comes after the picture: the file is read whole,
     /// but only when its `VP8X` header says it has one (most WebPs do not).
     public static func dateTaken(path: String, head: [UInt8]) -> Int64? {
-        guard hasEXIF(head), let bytes = try? readWholeFile(path, limit: DecodeOptions(background: .black).maximumFileBytes) else { return nil }
+        guard hasEXIF(head), let bytes = try? readWholeFile(path, limit: DecodeOptions.defaultMaximumFileBytes) else { return nil }
         return exif(in: bytes).flatMap(EXIFDateTaken.read)
     }
 
