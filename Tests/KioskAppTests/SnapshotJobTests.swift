@@ -137,6 +137,21 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
     }
 
+    /// A WebP and a HEIC cut short (a half-copied phone photo) are skipped
+    /// with one line each, naming the file, and the show goes on without them.
+    @Test func cutWebPsAndHEICsAreSkippedAndTheShowGoesOn() throws {
+        let webp = try madeByTool("cwebp", from: [flat(green)]) { ["-q", "80", $0[0], "-o", $1] }
+        let heic = try madeByTool("heif-enc", from: [flat(green)]) { ["-q", "80", $0[0], "-o", $1] }
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("2.webp", Array(webp.prefix(webp.count / 2))),
+                                        ("3.png", flatPNG(blue)), ("4.heic", Array(heic.prefix(heic.count / 2)))])
+        let result = try job(folder, at: 0).run()
+        #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "3.png"])
+        #expect(result.log.count == 2, "\(result.log)")
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.contains("/2.webp: ") })
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.contains("/4.heic: ") })
+        #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
+    }
+
     /// A still GIF is a picture like the others: listed, decoded, fitted, shown.
     @Test func aGIFInTheFolderIsShown() throws {
         let gif = GIFCodec.encode(width: 4, height: 4, palette: [RGBColor(xrgb: green)], frames: [.init(indices: [UInt8](repeating: 0, count: 16))])
