@@ -159,8 +159,9 @@ public struct DecodeOptions: Sendable, Equatable {
     /// this bounds memory (32 Mpx, 128 MiB); phones write at most 16 Mpx.
     public var maximumWebPPixels = 32 << 20
     /// HEIF images above this many pixels (after the container's crop) are
-    /// refused from the header: they are decoded whole as RGB for now
-    /// (``HEIFCodec``), 3 bytes a pixel; 64 Mpx covers a 48 Mpx phone.
+    /// refused from the header: they are decoded whole to their planes
+    /// (``HEIFCodec``), 1.5 bytes a pixel for 8-bit 4:2:0 and up to 8 for
+    /// 16-bit 4:4:4 with alpha; 64 Mpx covers a 48 Mpx phone.
     public var maximumHEIFPixels = 64 << 20
     /// Composited under transparent pixels.
     public var background: RGBColor

@@ -6,20 +6,19 @@ import KioskRendering
 
 /// `heic_decode_ratio_vs_libheif`: kioskd's whole pipeline for a 12 Mpx
 /// HEIC (4032x3024, as an iPhone takes it) into the 1344x1080 slot
-/// (sniffing, reading the container, libheif's decode to RGB, the
-/// composite into kioskd's pixels, the resample), over a bare
+/// (sniffing, reading the container, libheif's decode to its YCbCr planes,
+/// their conversion to kioskd's pixels as they are resampled), over a bare
 /// `heif_decode_image` of the same file to interleaved RGB, both timed in
-/// the same run (medians of `rounds`). The photo is generated and encoded
-/// by `heif-enc` at run time. `heif-enc` 1.15 writes one image, not an
-/// iPhone's 512x512 grid.
+/// the same run (medians of `rounds`). The photo is generated at run time
+/// and stored as an iPhone stores it, a grid of 512x512 tiles (``benchHEIC(in:)``).
 struct HEICDecode: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "heic", abstract: "Print heic_decode_ratio_vs_libheif.")
     @Option var folder = ".build/bench-pictures"
     @Option var rounds = 5
 
     func run() throws {
-        let size = PixelSize(width: 4032, height: 3024)
-        let path = try benchPhoto(size, in: folder, as: "heic", by: "heif-enc", ["-q", "85"])
+        let size = heicPhotoSize
+        let path = try benchHEIC(in: folder)
         let bytes = try readWholeFile(path, limit: 1 << 28)
         let loader = PictureLoader(background: .black)
         let (pipeline, bare) = try pipelineAgainstBare(

@@ -63,8 +63,9 @@ struct Figures: ParsableCommand {
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
+        let heics = try heicShow(in: folder)
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -583,6 +584,35 @@ struct WorkerPriorities: ParsableCommand {
 }
 
 // MARK: - The new formats' decode ratios
+
+/// An iPhone's photo: 12 Mpx, 4:3.
+let heicPhotoSize = PixelSize(width: 4032, height: 3024)
+
+/// The bench's HEIC, made once under `folder`: ``heicPhotoSize`` as an
+/// iPhone stores it, a grid of 512x512 HEVC tiles (``HEIFGridWriter``,
+/// x265 at quality 85).
+func benchHEIC(in folder: String) throws -> String {
+    mkdir(folder, 0o755)
+    let path = "\(folder)/photo-\(heicPhotoSize)-grid-v1.heic"
+    if access(path, F_OK) != 0 {
+        try writeWholeFile(path, bytes: try HEIFGridWriter.encode(GeneratedPictures.photo(heicPhotoSize), quality: 85))
+    }
+    return path
+}
+
+/// A folder of 20 HEICs for the running show's HEIC figures
+/// (`heic_peak_rss_mb`, `dropped_frames_heic`): hard links to the bench's
+/// HEIC, each name a picture of its own, decoded anew each time it comes.
+func heicShow(in folder: String) throws -> String {
+    let photo = try benchHEIC(in: folder)
+    let dir = "\(folder)/heics-20-v2"
+    mkdir(dir, 0o755)
+    for i in 0..<20 {
+        let name = "\(dir)/photo-\(i < 10 ? "0" : "")\(i).heic"
+        if access(name, F_OK) != 0, link(photo, name) != 0 { throw SystemCallError.last("link \(name)") }
+    }
+    return dir
+}
 
 /// A generated photo of `size` encoded by `tool` (`arguments`, then the
 /// PNG it reads and `-o` the file it writes), made once under `folder`

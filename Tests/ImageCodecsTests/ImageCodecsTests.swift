@@ -52,6 +52,22 @@ func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
         && abs(Int(x.blue) - Int(y.blue)) <= tolerance
 }
 
+/// How far two pictures of one size are apart, channel by channel: the
+/// mean and the largest difference in levels (a decoder against its
+/// format's reference tool).
+func channelDifferences(_ a: RasterImage, _ b: RasterImage) -> (mean: Double, worst: Int) {
+    precondition(a.size == b.size, "\(a.size) against \(b.size)")
+    var total = 0, worst = 0
+    for (p, q) in zip(a.pixels, b.pixels) {
+        for shift: UInt32 in [16, 8, 0] {
+            let d = abs(Int((p >> shift) & 0xFF) - Int((q >> shift) & 0xFF))
+            total += d
+            worst = max(worst, d)
+        }
+    }
+    return (Double(total) / Double(max(1, a.pixels.count * 3)), worst)
+}
+
 @Suite struct JPEGTests {
     let factors = JPEGCodec.scalingFactors
 

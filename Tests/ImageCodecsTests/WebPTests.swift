@@ -73,15 +73,7 @@ import Testing
         let shown = try loader.load(path, fittedTo: slot)
         let expected = try reference(path, in: folder, fittedTo: slot)
         #expect(shown.size == PixelSize(width: 300, height: 200) && expected.size == shown.size)
-        var total = 0, worst = 0
-        for (a, b) in zip(shown.pixels, expected.pixels) {
-            for shift in [16, 8, 0] {
-                let d = abs(Int(a >> UInt32(shift) & 0xFF) - Int(b >> UInt32(shift) & 0xFF))
-                total += d
-                worst = max(worst, d)
-            }
-        }
-        let mean = Double(total) / Double(shown.pixels.count * 3)
+        let (mean, worst) = channelDifferences(shown, expected)
         #expect(mean < 1.5, "mean difference \(mean) levels, worst \(worst)")
     }
 

@@ -1,0 +1,200 @@
+import KioskCore
+import KioskRendering
+
+/// A picture as a video-coded format's decoder leaves it (HEIF and AVIF):
+/// a luma plane, two chroma planes that may be subsampled, or none for
+/// monochrome, and perhaps an alpha plane; 8 bits a sample, or 9 to 16 in
+/// two bytes. A 12 Mpx 4:2:0 photo is 18 MB so, against 48 MB as XRGB.
+///
+/// It is converted to XRGB a row at a time as the resampler asks for rows
+/// (``resampled(cropping:to:turning:)``), so the full-size picture never
+/// exists in RGB. The planes belong to the decoder's image, which `owner`
+/// keeps alive.
+struct YCbCrPicture {
+    struct Plane {
+        let base: UnsafeRawPointer
+        let rowBytes: Int
+    }
+
+    /// How the samples are to be read: CICP's matrix, range, primaries and transfer.
+    struct Colour {
+        /// CICP matrix coefficients: 0 is GBR (no matrix), 1 BT.709, 5 and 6 BT.601, 9 BT.2020; 2 (unspecified) reads as BT.601.
+        var matrix = 2
+        var primaries = 2
+        var transfer = 2
+        var fullRange = true
+        /// The content's brightest light, from its `clli` box, when it says.
+        var peakNits: Float?
+    }
+
+    let size: PixelSize
+    let luma: Plane
+    /// Cb and Cr; nil for a monochrome picture.
+    let chroma: (cb: Plane, cr: Plane)?
+    /// How many columns and rows one chroma sample covers, as shifts: (1, 1) for 4:2:0, (1, 0) for 4:2:2.
+    let chromaShift: (x: Int, y: Int)
+    let alpha: Plane?
+    /// Bits a sample: 8, or 10, 12 (and up to 16), stored in two bytes, native order.
+    let depth: Int
+    let alphaDepth: Int
+    /// Alpha already multiplied into the colour (AVIF may say so).
+    let premultiplied: Bool
+    let colour: Colour
+    /// The decoder's image, released when the last copy of this goes.
+    let owner: AnyObject
+
+    /// The part `rect` (stored coordinates) resampled to `size` (upright) and
+    /// turned by `orientation`, as XRGB over `background`.
+    func resampled(cropping rect: PixelRect, to size: PixelSize, turning orientation: ImageOrientation = .upright, background: RGBColor) -> RasterImage {
+        let converter = RowConverter(self, background: background)
+        var row = [UInt32](repeating: 0, count: rect.width)
+        return row.withUnsafeMutableBufferPointer { row in
+            resample(rowsOf: rect.size, to: size, turning: orientation) { y in
+                converter.convert(row: rect.y + y, from: rect.x, into: row)
+                return UnsafePointer(row.baseAddress!)
+            }
+        }
+    }
+
+    /// The whole picture at its own size, as XRGB (tests, and pictures the size of their slot).
+    func converted(background: RGBColor) -> RasterImage {
+        resampled(cropping: PixelRect(x: 0, y: 0, width: size.width, height: size.height), to: size, background: background)
+    }
+}
+
+/// Y, Cb and Cr samples to XRGB through tables: for each possible sample
+/// value, its share of red, green and blue in 8-bit levels with 12 bits of
+/// fraction, range and depth folded in. A pixel is then three or four
+/// additions and a clamp.
+///
+/// For 8-bit full-range samples the tables reproduce libheif's own integer
+/// conversion (coefficients in 1/256ths, each product rounded as it
+/// rounds), so kioskd shows such a picture as `heif-convert` writes it.
+/// Deeper samples are scaled so their maximum is 255. Chroma is taken from
+/// the sample covering the pixel, as libheif does. An HDR transfer (PQ,
+/// HLG) goes through ``HDRToneMapping`` instead of being cut to 8 bits.
+private struct RowConverter {
+    let picture: YCbCrPicture
+    /// Five tables of `1 << depth` entries, one after another: luma, red from Cr, green from Cb, green from Cr, blue from Cb.
+    let tables: [Int32]
+    let alphaLevels: [UInt8]
+    let blend: AlphaCompositor
+    let toneMapping: HDRToneMapping?
+    static let fraction: Int32 = 12
+
+    init(_ picture: YCbCrPicture, background: RGBColor) {
+        self.picture = picture
+        blend = AlphaCompositor(background)
+        let colour = picture.colour
+        toneMapping = HDRToneMapping.Transfer(cicp: colour.transfer).map {
+            HDRToneMapping(transfer: $0, wideGamut: colour.primaries == 9, peakNits: colour.peakNits)
+        }
+        let count = 1 << picture.depth
+        let scale = Double(1 << (picture.depth - 8)), maximum = Double(count - 1)
+        let one = Double(1 << Self.fraction)
+        // Kr and Kb of the matrix (libheif's and libavif's table); BT.601 when unspecified.
+        let (kr, kb): (Double, Double) = switch colour.matrix {
+        case 1: (0.2126, 0.0722)
+        case 4: (0.30, 0.11)
+        case 7: (0.212, 0.087)
+        case 9, 10: (0.2627, 0.0593)
+        default: (0.299, 0.114)
+        }
+        let crToRed = 2 * (1 - kr), cbToBlue = 2 * (1 - kb)
+        let cbToGreen = -2 * kb * (1 - kb) / (1 - kb - kr), crToGreen = -2 * kr * (1 - kr) / (1 - kb - kr)
+        // Each sample in 8-bit levels: luma 0...255, chroma centred on 0.
+        func lumaLevel(_ s: Int) -> Double {
+            colour.fullRange ? Double(s) * 255 / maximum : (Double(s) - 16 * scale) * 255 / (219 * scale)
+        }
+        func chromaLevel(_ s: Int) -> Double {
+            colour.fullRange ? (Double(s) - 128 * scale) * 255 / maximum : (Double(s) - 128 * scale) * 255 / (224 * scale)
+        }
+        func table(_ level: (Int) -> Double) -> [Int32] { (0..<count).map { Int32((level($0) * one).rounded()) } }
+        if picture.chroma == nil || colour.matrix == 0 {
+            // Monochrome, or GBR: no matrix (convert takes green from luma, red from Cr, blue from Cb).
+            let direct = table { lumaLevel($0) + 0.5 }
+            tables = direct + direct + [Int32](repeating: 0, count: 2 * count) + direct
+        } else if picture.depth == 8 && colour.fullRange && toneMapping == nil {
+            let r = Int32((256 * crToRed).rounded()), g1 = Int32((256 * cbToGreen).rounded())
+            let g2 = Int32((256 * crToGreen).rounded()), b = Int32((256 * cbToBlue).rounded())
+            let luma = (0..<256).map { Int32($0) << Self.fraction }
+            let red = (0..<256).map { ((r * Int32($0 - 128) + 128) >> 8) << Self.fraction }
+            let greenFromCb = (0..<256).map { (g1 * Int32($0 - 128)) << (Self.fraction - 8) }
+            let greenFromCr = (0..<256).map { (g2 * Int32($0 - 128) + 128) << (Self.fraction - 8) }
+            let blue = (0..<256).map { ((b * Int32($0 - 128) + 128) >> 8) << Self.fraction }
+            tables = luma + red + greenFromCb + greenFromCr + blue
+        } else {
+            tables = table { lumaLevel($0) + 0.5 } + table { crToRed * chromaLevel($0) } + table { cbToGreen * chromaLevel($0) }
+                + table { crToGreen * chromaLevel($0) } + table { cbToBlue * chromaLevel($0) }
+        }
+        let alphaMaximum = (1 << picture.alphaDepth) - 1
+        alphaLevels = picture.alpha == nil ? [] : (0...alphaMaximum).map { UInt8((Double($0) * 255 / Double(alphaMaximum)).rounded()) }
+    }
+
+    /// Row `y` from column `x` on, as many pixels as `row` holds.
+    func convert(row y: Int, from x: Int, into row: UnsafeMutableBufferPointer<UInt32>) {
+        if picture.depth == 8 {
+            convert(row: y, from: x, into: row, as: UInt8.self)
+        } else {
+            convert(row: y, from: x, into: row, as: UInt16.self)
+        }
+    }
+
+    @inline(__always)
+    private func convert<Sample: FixedWidthInteger & UnsignedInteger>(row y: Int, from x0: Int, into row: UnsafeMutableBufferPointer<UInt32>, as _: Sample.Type) {
+        let count = 1 << picture.depth, limit = count - 1
+        let alphaLimit = alphaLevels.count - 1
+        @inline(__always) func sample(_ plane: YCbCrPicture.Plane, _ x: Int, _ y: Int) -> Int {
+            min(Int(plane.base.load(fromByteOffset: y &* plane.rowBytes &+ x &* MemoryLayout<Sample>.size, as: Sample.self)), limit)
+        }
+        @inline(__always) func alpha(_ plane: YCbCrPicture.Plane, _ x: Int) -> UInt32 {
+            let raw = picture.alphaDepth > 8
+                ? Int(plane.base.load(fromByteOffset: y &* plane.rowBytes &+ 2 &* x, as: UInt16.self))
+                : Int(plane.base.load(fromByteOffset: y &* plane.rowBytes &+ x, as: UInt8.self))
+            return UInt32(alphaLevels[min(raw, alphaLimit)])
+        }
+        @inline(__always) func level(_ v: Int32) -> UInt32 { UInt32(min(max(v >> Self.fraction, 0), 255)) }
+        let signalMaximum = HDRToneMapping.signalSteps - 1
+        @inline(__always) func signal(_ v: Int32) -> Int {
+            // 8-bit levels with 12 bits of fraction to a step of the 12-bit signal.
+            min(max(Int(v) * signalMaximum / (255 << Int(Self.fraction)), 0), signalMaximum)
+        }
+        let shift = picture.chromaShift, gbr = picture.colour.matrix == 0
+        tables.withUnsafeBufferPointer { tables in
+            let luma = tables.baseAddress!, redFromCr = luma + count, greenFromCb = redFromCr + count
+            let greenFromCr = greenFromCb + count, blueFromCb = greenFromCr + count
+            for i in 0..<row.count {
+                let x = x0 &+ i
+                var r: Int32, g: Int32, b: Int32
+                let l = luma[sample(picture.luma, x, y)]
+                if let (cbPlane, crPlane) = picture.chroma {
+                    let cb = sample(cbPlane, x >> shift.x, y >> shift.y), cr = sample(crPlane, x >> shift.x, y >> shift.y)
+                    (r, g, b) = gbr
+                        ? (redFromCr[cr], l, blueFromCb[cb])
+                        : (l &+ redFromCr[cr], l &+ greenFromCb[cb] &+ greenFromCr[cr], l &+ blueFromCb[cb])
+                } else {
+                    (r, g, b) = (l, l, l)
+                }
+                var red: UInt32, green: UInt32, blue: UInt32
+                if let toneMapping {
+                    let mapped = toneMapping.map(signal(r), signal(g), signal(b))
+                    (red, green, blue) = (UInt32(mapped.0), UInt32(mapped.1), UInt32(mapped.2))
+                } else {
+                    (red, green, blue) = (level(r), level(g), level(b))
+                }
+                guard let alphaPlane = picture.alpha else {
+                    row[i] = red << 16 | green << 8 | blue
+                    continue
+                }
+                let a = alpha(alphaPlane, x)
+                if picture.premultiplied {
+                    // The colour already carries its alpha: add the background's share.
+                    @inline(__always) func add(_ c: UInt32, _ background: UInt32) -> UInt32 { min(255, c + (background * (255 - a) + 127) / 255) }
+                    row[i] = add(red, blend.red) << 16 | add(green, blend.green) << 8 | add(blue, blend.blue)
+                } else {
+                    row[i] = blend.over(red, green, blue, alpha: a)
+                }
+            }
+        }
+    }
+}
