@@ -51,3 +51,19 @@ public enum EXIFDateTaken {
         return seconds == -1 ? nil : Int64(seconds)
     }
 }
+
+extension EXIFDateTaken {
+    /// A HEIF or AVIF `Exif` item as libexif reads it (`Exif\0\0`, then the
+    /// TIFF). The item starts with four bytes giving the TIFF's offset past
+    /// them; some readers (libavif 0.11 and later) hand over the TIFF alone.
+    static func tiff(fromExifItem item: [UInt8]) -> [UInt8]? {
+        let header: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]   // "Exif\0\0"
+        if item.starts(with: header) { return item }
+        if item.starts(with: [0x49, 0x49, 0x2A, 0]) || item.starts(with: [0x4D, 0x4D, 0, 0x2A]) { return header + item }
+        guard item.count > 4 else { return nil }
+        let offset = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
+        guard offset >= 0, 4 + offset < item.count else { return nil }
+        let tiff = Array(item[(4 + offset)...])
+        return tiff.starts(with: header) ? tiff : header + tiff
+    }
+}

@@ -1,6 +1,7 @@
 import CHEIF
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// HEIC and HEIF photos (an iPhone's default) through libheif, with its
 /// libde265 decoder: the file's primary image (grids and overlays composed
@@ -22,25 +23,40 @@ public enum HEIFCodec {
     final class PrimaryImage {
         let context: OpaquePointer
         let handle: OpaquePointer
-        /// libheif reads the file from here for as long as the context lives.
-        private let bytes: UnsafeMutableRawBufferPointer
+        /// libheif reads the file from here, when it was given in memory, for as long as the context lives.
+        private let bytes: UnsafeMutableRawBufferPointer?
         let path: String
 
-        init(_ file: [UInt8], path: String) throws(ImageFileError) {
-            _ = HEIFCodec.initialised
-            self.path = path
-            guard let context = heif_context_alloc() else { throw ImageFileError(path: path, reason: .corrupt("libheif cannot allocate a context")) }
+        /// From the file's bytes in memory (copied: libheif reads them as it decodes).
+        convenience init(_ file: [UInt8], path: String) throws(ImageFileError) {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.count), alignment: 16)
             file.withUnsafeBytes { copy.copyMemory(from: $0) }
+            try self.init(path: path, keeping: copy) { heif_context_read_from_memory_without_copy($0, copy.baseAddress, file.count, nil) }
+        }
+
+        /// From the file at `path`, which libheif opens and reads as it
+        /// needs: the boxes that describe it now, each tile's coded data as
+        /// it is decoded. The file is never in memory whole.
+        convenience init(readingFile path: String) throws(ImageFileError) {
+            try self.init(path: path, keeping: nil) { heif_context_read_from_file($0, path, nil) }
+        }
+
+        private init(path: String, keeping bytes: UnsafeMutableRawBufferPointer?, read: (OpaquePointer) -> heif_error) throws(ImageFileError) {
+            _ = HEIFCodec.initialised
+            self.path = path
+            guard let context = heif_context_alloc() else {
+                bytes?.deallocate()
+                throw ImageFileError(path: path, reason: .corrupt("libheif cannot allocate a context"))
+            }
             var handle: OpaquePointer?
-            var error = heif_context_read_from_memory_without_copy(context, copy.baseAddress, file.count, nil)
+            var error = read(context)
             if error.code == heif_error_Ok { error = heif_context_get_primary_image_handle(context, &handle) }
             guard error.code == heif_error_Ok, let handle else {
                 heif_context_free(context)
-                copy.deallocate()
+                bytes?.deallocate()
                 throw ImageFileError(path: path, reason: .corrupt(HEIFCodec.describe(error)))
             }
-            bytes = copy
+            self.bytes = bytes
             self.context = context
             self.handle = handle
         }
@@ -48,7 +64,7 @@ public enum HEIFCodec {
         deinit {
             heif_image_handle_release(handle)
             heif_context_free(context)
-            bytes.deallocate()
+            bytes?.deallocate()
         }
 
         /// A burst, a collection or a stereo pair holds more than one image:
@@ -114,8 +130,7 @@ public enum HEIFCodec {
                 premultiplied: heif_image_handle_is_premultiplied_alpha(handle) != 0, colour: colour, owner: image)
         }
 
-        /// The `Exif` item as libexif reads it (`Exif\0\0`, then the TIFF
-        /// that the item's first four bytes point past); nil when there is none.
+        /// The `Exif` item as libexif reads it; nil when there is none.
         var exif: [UInt8]? {
             var id = heif_item_id()
             guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
@@ -123,11 +138,7 @@ public enum HEIFCodec {
             guard size > 4, size < 1 << 20 else { return nil }
             var item = [UInt8](repeating: 0, count: size)
             guard heif_image_handle_get_metadata(handle, id, &item).code == heif_error_Ok else { return nil }
-            let offset = Int(item[0]) << 24 | Int(item[1]) << 16 | Int(item[2]) << 8 | Int(item[3])
-            guard offset >= 0, 4 + offset < item.count else { return nil }
-            let header: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]   // "Exif\0\0"
-            let tiff = Array(item[(4 + offset)...])
-            return tiff.starts(with: header) ? tiff : header + tiff
+            return EXIFDateTaken.tiff(fromExifItem: item)
         }
     }
 
@@ -165,8 +176,22 @@ extension HEIFCodec: PictureCodec {
     public static func decode(
         bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
     ) throws(ImageFileError) -> DecodedPicture {
-        var primary: PrimaryImage? = try PrimaryImage(bytes, path: path)
+        let primary = try PrimaryImage(bytes, path: path)
         bytes = []
+        return try decode(primary, fittedTo: slot, options: options)
+    }
+
+    /// Read by libheif from the file as it decodes (``PrimaryImage/init(readingFile:)``):
+    /// the show's way, which never holds a 12 Mpx HEIC's 3 to 8 MB whole.
+    public static func decode(
+        file: consuming FileDescriptor, head: [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        _ = consume file
+        return try decode(try PrimaryImage(readingFile: path), fittedTo: slot, options: options)
+    }
+
+    private static func decode(_ primary: consuming PrimaryImage, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture {
+        var primary: PrimaryImage? = primary
         let planes = try primary!.decodePlanes(maximumPixels: options.maximumHEIFPixels)
         let info = PictureInfo(format: name, originalSize: planes.size, dateTaken: primary!.exif.flatMap(EXIFDateTaken.read), note: primary!.note)
         primary = nil  // the file and libheif's context go before the picture is made
@@ -183,10 +208,9 @@ extension HEIFCodec: PictureCodec {
         return planes.resampled(cropping: region.pixels(of: planes.size), to: size, background: options.background)
     }
 
-    /// The `Exif` item: the whole file is read (it usually sits in the `meta` box at the start, but need not).
+    /// The `Exif` item, wherever it is in the file; libheif reads the
+    /// boxes that describe the file and the item, not the pictures.
     public static func dateTaken(path: String, head: [UInt8]) -> Int64? {
-        guard let bytes = try? readWholeFile(path, limit: DecodeOptions.defaultMaximumFileBytes),
-              let primary = try? PrimaryImage(bytes, path: path) else { return nil }
-        return primary.exif.flatMap(EXIFDateTaken.read)
+        (try? PrimaryImage(readingFile: path))?.exif.flatMap(EXIFDateTaken.read)
     }
 }

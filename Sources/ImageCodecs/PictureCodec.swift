@@ -163,6 +163,12 @@ public struct DecodeOptions: Sendable, Equatable {
     /// (``HEIFCodec``), 1.5 bytes a pixel for 8-bit 4:2:0 and up to 8 for
     /// 16-bit 4:4:4 with alpha; 64 Mpx covers a 48 Mpx phone.
     public var maximumHEIFPixels = 64 << 20
+    /// AVIFs above this many pixels (before the crop) are refused from the
+    /// container, and libavif is told the same bound, so a grid declaring
+    /// more is refused before its canvas is allocated. They are decoded
+    /// whole to planes (``AVIFCodec``): 1.5 bytes a pixel for 8-bit 4:2:0,
+    /// up to 8 for 12-bit 4:4:4 with alpha.
+    public var maximumAVIFPixels = 64 << 20
     /// Composited under transparent pixels.
     public var background: RGBColor
     /// Show camera photos upright, as their EXIF Orientation tag says.
@@ -180,7 +186,7 @@ public struct DecodeOptions: Sendable, Equatable {
 /// The formats the kiosk shows, and the one place that lists them.
 public enum PictureCodecs {
     /// Every codec, tried in this order on a file's first bytes.
-    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self, HEIFCodec.self]
+    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self, HEIFCodec.self, AVIFCodec.self]
 
     /// How many first bytes ``PictureCodec/recognises(_:)`` is given.
     public static let sniffLength = 16
@@ -198,16 +204,16 @@ public enum PictureCodecs {
         return codec.dateTaken(path: path, head: head)
     }
 
-    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif"]`.
+    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif", "avif"]`.
     public static var fileExtensions: [String] { all.flatMap { $0.fileExtensions } }
 
-    /// The formats' names for an operator: "JPEG, PNG, GIF, WebP or HEIF".
+    /// The formats' names for an operator: "JPEG, PNG, GIF, WebP, HEIF or AVIF".
     public static var names: String { spoken(all.map { $0.name }, joinedBy: "or") }
 
-    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif" (help texts).
+    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif" (help texts).
     public static var extensionList: String { fileExtensions.map { "." + $0 }.joined(separator: ", ") }
 
-    /// The extensions for an operator: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif or .hif".
+    /// The extensions for an operator: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif".
     public static func spokenExtensions(joinedBy conjunction: String = "or") -> String {
         spoken(fileExtensions.map { "." + $0 }, joinedBy: conjunction)
     }

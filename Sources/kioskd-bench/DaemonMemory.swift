@@ -13,8 +13,9 @@ import Glibc
 /// no benchmark code, no Foundation. The kioskd measured is built as
 /// `make install` builds it, with Swift's runtime linked in statically.
 ///
-/// With `--figure heic_peak_rss_mb`, the same on a folder of 12 Mpx
-/// HEICs (``heicShow(in:)``), each decoded whole to its planes.
+/// With `--figure heic_peak_rss_mb` or `avif_peak_rss_mb`, the same on a
+/// folder of 12 Mpx grid HEICs or 4K AVIFs (``showOf(_:in:named:)``), each
+/// decoded whole to its planes.
 ///
 /// With `--gif`, `gif_peak_rss_mb` instead: the animated GIF playing in
 /// the centre for `seconds` (it loops for ever), beside four of the photos,
@@ -27,7 +28,7 @@ struct DaemonMemory: ParsableCommand {
     @Option var seconds = 60.0
     @Option(help: "An animated GIF to play in the centre instead (gif_peak_rss_mb).")
     var gif: String?
-    @Option(help: "The figure's name: heic_peak_rss_mb for a folder of HEICs.")
+    @Option(help: "The figure's name: heic_peak_rss_mb or avif_peak_rss_mb for a folder of HEICs or AVIFs.")
     var figure = "peak_rss_mb"
 
     func run() throws {

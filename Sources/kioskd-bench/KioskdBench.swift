@@ -20,7 +20,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self, HEICDecode.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -63,9 +63,10 @@ struct Figures: ParsableCommand {
         fflush(nil)
         let dir = try generatePhotos(count: pictures, in: folder)
         let gif = try generateAnimatedGIF(in: folder)
-        let heics = try heicShow(in: folder)
+        let heics = try showOf(try benchHEIC(in: folder), in: folder, named: "heics-20-v2")
+        let avifs = try showOf(try benchAVIF(in: folder), in: folder, named: "avifs-20-v1")
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -600,15 +601,24 @@ func benchHEIC(in folder: String) throws -> String {
     return path
 }
 
-/// A folder of 20 HEICs for the running show's HEIC figures
-/// (`heic_peak_rss_mb`, `dropped_frames_heic`): hard links to the bench's
-/// HEIC, each name a picture of its own, decoded anew each time it comes.
-func heicShow(in folder: String) throws -> String {
-    let photo = try benchHEIC(in: folder)
-    let dir = "\(folder)/heics-20-v2"
+/// A 4K photo as an AVIF: 10-bit 4:2:0, as phones and browsers save them.
+let avifPhotoSize = PixelSize(width: 3840, height: 2160)
+
+/// The bench's AVIF (``avifPhotoSize``, by avifenc), made once under `folder`.
+func benchAVIF(in folder: String) throws -> String {
+    try benchPhoto(avifPhotoSize, in: folder, as: "avif", by: "avifenc", ["-s", "8", "-j", "2", "-d", "10", "-y", "420", "--min", "20", "--max", "30"])
+}
+
+/// A folder of 20 names for the one photo at `photo` (hard links), for
+/// the running show's figures on a format (`heic_peak_rss_mb`,
+/// `dropped_frames_heic`, `avif_peak_rss_mb`): each name a picture of its
+/// own, decoded anew each time it comes.
+func showOf(_ photo: String, in folder: String, named name: String) throws -> String {
+    let dir = "\(folder)/\(name)"
+    let suffix = photo.split(separator: ".").last.map(String.init) ?? "jpg"
     mkdir(dir, 0o755)
     for i in 0..<20 {
-        let name = "\(dir)/photo-\(i < 10 ? "0" : "")\(i).heic"
+        let name = "\(dir)/photo-\(i < 10 ? "0" : "")\(i).\(suffix)"
         if access(name, F_OK) != 0, link(photo, name) != 0 { throw SystemCallError.last("link \(name)") }
     }
     return dir

@@ -89,14 +89,16 @@ enum PPMCodec: PictureCodec {
 @Suite struct PictureCodecsTests {
     let options = DecodeOptions(background: .black)
 
-    /// One file of each format the registry lists, made by the libraries' own encoders (`cwebp` for WebP, `heif-enc` for HEIF).
+    /// One file of each format the registry lists, made by the libraries' own encoders (`cwebp` for WebP, `heif-enc` for HEIF, `avifenc` for AVIF).
     func samples() throws -> [String: [UInt8]] {
         let picture = solid(16, 8, 0x3060C0)
         let folder = try ScratchFolder()
         let png = try folder.write("sample.png", PNGCodec.encode(picture))
         try runTool("cwebp", ["-lossless", png, "-o", folder.path + "/sample.webp"])
         try runTool("heif-enc", [png, "-o", folder.path + "/sample.heic"])
+        try runTool("avifenc", ["-s", "10", png, folder.path + "/sample.avif"])
         return [
+            AVIFCodec.name: try readWholeFile(folder.path + "/sample.avif", limit: 1 << 20),
             HEIFCodec.name: try readWholeFile(folder.path + "/sample.heic", limit: 1 << 20),
             WebPCodec.name: try readWholeFile(folder.path + "/sample.webp", limit: 1 << 20),
             JPEGCodec.name: try JPEGCodec.encode(picture),
@@ -123,13 +125,13 @@ enum PPMCodec: PictureCodec {
     /// What an operator reads: the folder's extensions, the log line for a
     /// file that is not a picture, the note for an empty folder.
     @Test func theFolderAndTheMessagesNameTheRegistrysFormats() throws {
-        #expect(PictureCodecs.fileExtensions == ["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif"])
-        #expect(PictureCodecs.names == "JPEG, PNG, GIF, WebP or HEIF")
-        #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif and .hif")
+        #expect(PictureCodecs.fileExtensions == ["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif", "avif"])
+        #expect(PictureCodecs.names == "JPEG, PNG, GIF, WebP, HEIF or AVIF")
+        #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif and .avif")
         let folder = try ScratchFolder()
         let text = try folder.write("notes.jpg", Array("shopping list".utf8))
         let error = expectError(ImageFileError.self) { try PictureLoader(background: .black).load(text, fittedTo: PixelSize(width: 64, height: 64)) }
-        #expect(error?.description == "\(text): not a JPEG, PNG, GIF, WebP or HEIF file")
+        #expect(error?.description == "\(text): not a JPEG, PNG, GIF, WebP, HEIF or AVIF file")
     }
 
     /// The decoder says what it learnt beside the pixels: the format, the

@@ -59,8 +59,8 @@ final class PictureFolderFixture {
             "9.png", "10.jpeg", "a.Jpeg", "B.JPG", "b.jpg", "img_2.jpg", "IMG_10.jpg", "trip 2/a.jpg", "trip 2/b.jpg", "trip 10/a.jpg",
         ])
         #expect(listing.notes.sorted() == [
-            "ignoring \(folder.path)/README: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif or .hif file",
-            "ignoring \(folder.path)/notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif or .hif file",
+            "ignoring \(folder.path)/README: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif file",
+            "ignoring \(folder.path)/notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif file",
         ])
         let flat = try walk(folder.path, recursive: false)
         #expect(flat.entries.count == 7)

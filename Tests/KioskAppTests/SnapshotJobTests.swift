@@ -131,7 +131,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "3.png"])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG, GIF, WebP or HEIF file") })
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG, GIF, WebP, HEIF or AVIF file") })
         #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/4.jpg: the file is empty") })
         // Red in the centre, blue on both sides: the broken files are simply not there.
         #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
@@ -186,7 +186,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(Set(result.frame.pixels) == [background.xrgb])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif or .hif file") })
+        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif file") })
         #expect(result.log.contains { $0.hasPrefix("no pictures to show in ") })
     }
 

@@ -35,3 +35,46 @@ public enum ImageOrientation: Int, Hashable, Sendable, CaseIterable {
         }
     }
 }
+
+extension ImageOrientation {
+    /// How a HEIF or AVIF container's `imir` box mirrors (ISO/IEC 23008-12, 6.5.12).
+    public enum ContainerMirror: Int, Sendable {
+        /// Mode 0: the top and bottom are exchanged.
+        case topAndBottom = 0
+        /// Mode 1: the left and right are exchanged.
+        case leftAndRight = 1
+    }
+
+    /// The turn a HEIF or AVIF container's transforms make together, in the
+    /// order the formats apply them: `irot`, `quarterTurns` anticlockwise,
+    /// then `imir`. (A crop, `clap`, comes first and does not turn.)
+    /// Found by following a pixel through both, so the table cannot drift
+    /// from ``storedPixel(forUpright:_:stored:)``.
+    public init(quarterTurnsAnticlockwise quarterTurns: Int, mirror: ContainerMirror?) {
+        let stored = PixelSize(width: 2, height: 3)
+        let turns = ((quarterTurns % 4) + 4) % 4
+        func storedPixel(_ x: Int, _ y: Int) -> (x: Int, y: Int) {
+            // Undo the mirror on the turned picture, then each quarter turn.
+            var size = turns % 2 == 1 ? PixelSize(width: stored.height, height: stored.width) : stored
+            var (x, y) = (x, y)
+            switch mirror {
+            case .leftAndRight?: x = size.width - 1 - x
+            case .topAndBottom?: y = size.height - 1 - y
+            case nil: break
+            }
+            for _ in 0..<turns {
+                // A quarter turn anticlockwise shows at (x, y) what was at (width - 1 - y, x) before it.
+                size = PixelSize(width: size.height, height: size.width)
+                (x, y) = (size.width - 1 - y, x)
+            }
+            return (x, y)
+        }
+        self = Self.allCases.first { orientation in
+            let upright = orientation.uprightSize(of: stored)
+            guard upright == (turns % 2 == 1 ? PixelSize(width: 3, height: 2) : stored) else { return false }
+            return (0..<upright.height).allSatisfy { y in
+                (0..<upright.width).allSatisfy { x in orientation.storedPixel(forUpright: x, y, stored: stored) == storedPixel(x, y) }
+            }
+        }!
+    }
+}

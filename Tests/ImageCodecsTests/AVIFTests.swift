@@ -1,0 +1,235 @@
+import Foundation
+import ImageCodecs
+import KioskCore
+import KioskRendering
+import SystemCalls
+import TestSupport
+import Testing
+
+/// AVIF photos made here with `avifenc` and checked against libavif's own
+/// `avifdec` (8-bit PNG, nearest chroma, as kioskd takes it) read back
+/// through kioskd's PNG path.
+@Suite struct AVIFTests {
+    let loader = PictureLoader(background: RGBColor(xrgb: 0x204060))
+
+    /// `source` (a PNG) encoded by avifenc with `arguments`; returns the AVIF's path.
+    func avif(_ source: [UInt8], _ arguments: [String], in folder: ScratchFolder, name: String = "photo") throws -> String {
+        let input = try folder.write(name + "-source.png", source)
+        let path = folder.path + "/" + name + ".avif"
+        try runTool("avifenc", ["-s", "10", "-j", "1"] + arguments + [input, path])
+        return path
+    }
+
+    /// What libavif's own decoder makes of `path`, as an 8-bit PNG with nearest chroma, through kioskd's PNG path.
+    func reference(_ path: String, fittedTo slot: PixelSize) throws -> RasterImage {
+        let png = path + ".avifdec.png"
+        try runTool("avifdec", ["-d", "8", "-u", "nearest", path, png])
+        return try loader.load(png, fittedTo: slot)
+    }
+
+    /// Each depth and chroma layout, at an odd size: the same picture as
+    /// avifdec's. Measured here: 8-bit within 1 level (libavif's 8-bit
+    /// matrix rounds in its own way), 10 and 12 bits within 2 (avifdec
+    /// rounds to 8 bits once more after its conversion).
+    @Test(arguments: [
+        (8, "420"), (8, "422"), (8, "444"), (8, "400"), (10, "420"), (12, "444"), (10, "400"),
+    ])
+    func everyDepthAndLayoutIsShownAsAvifdecDecodesIt(depth: Int, layout: String) throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 301, height: 199)
+        let path = try avif(PNGCodec.encode(GeneratedPictures.photo(size, variant: 5)), ["-d", "\(depth)", "-y", layout, "--min", "8", "--max", "8"], in: folder)
+        let shown = try loader.loadPicture(path, fittedTo: size)
+        #expect(shown.info.format == "AVIF" && shown.info.originalSize == size && shown.picture.size == size)
+        let (mean, worst) = channelDifferences(shown.picture, try reference(path, fittedTo: size))
+        #expect(worst <= (depth == 8 ? 1 : 2), "mean \(mean), worst \(worst) levels")
+        if layout == "400" {
+            #expect(shown.picture.pixels.allSatisfy { $0 >> 16 & 0xFF == $0 & 0xFF && $0 >> 8 & 0xFF == $0 & 0xFF }, "monochrome is grey")
+        }
+    }
+
+    /// Transparency over the kiosk's background; alpha 0 is the background exactly.
+    @Test func alphaIsCompositedOverTheBackground() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 64, height: 40)
+        var rgba = [UInt8]()
+        for y in 0..<size.height {
+            for x in 0..<size.width { rgba += [UInt8(x * 4), UInt8(y * 6), 200, UInt8(min(255, x * 8))] }
+        }
+        let path = try avif(PNGCodec.encode(samples: rgba, size: size, colourType: .truecolourAlpha), ["-y", "444", "--min", "0", "--max", "0", "--minalpha", "0", "--maxalpha", "0"], in: folder)
+        let shown = try loader.load(path, fittedTo: size)
+        #expect(shown[0, 20] == 0x204060, "alpha 0 is the background")
+        let (mean, worst) = channelDifferences(shown, try reference(path, fittedTo: size))
+        #expect(worst <= 1, "mean \(mean), worst \(worst) levels")
+    }
+
+    /// A grid (cells of one AV1 image each, composed by libavif) shows whole.
+    @Test func aGridIsShownWhole() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 384, height: 256)
+        let path = try avif(PNGCodec.encode(GeneratedPictures.photo(size, variant: 7)), ["-g", "3x2", "-y", "420", "--min", "8", "--max", "8"], in: folder)
+        let file = try readWholeFile(path, limit: 1 << 20)
+        #expect(file.indices.contains { file[$0...].starts(with: Array("grid".utf8)) }, "a grid item")
+        let shown = try loader.loadPicture(path, fittedTo: size)
+        #expect(shown.info.originalSize == size)
+        let (mean, worst) = channelDifferences(shown.picture, try reference(path, fittedTo: size))
+        #expect(worst <= 1, "mean \(mean), worst \(worst) levels")
+    }
+
+    /// The container turns the picture (`irot` 3: three quarter turns
+    /// anticlockwise, one clockwise) and its EXIF says 6 again: upright
+    /// once, as the stored pixels turned clockwise; the EXIF dates it.
+    @Test func theContainersTurnIsAppliedOnceAndTheEXIFDatesIt() throws {
+        let folder = try ScratchFolder()
+        let exif = try folder.write("exif.bin", datedEXIF(date: "2025:05:01 18:45:00", orientation: 6))
+        let path = try avif(PNGCodec.encode(quadrants), ["-y", "444", "--min", "0", "--max", "0", "--irot", "3", "--exif", exif], in: folder)
+        let shown = try loader.loadPicture(path, fittedTo: PixelSize(width: 128, height: 128))
+        let upright = resample(quadrants, to: PixelSize(width: 64, height: 128), turning: .turnedClockwise)
+        #expect(shown.picture.size == upright.size, "\(shown.picture.size): turned once")
+        #expect(channelDifferences(shown.picture, upright).worst <= 2)
+        #expect(try loader.uprightSize(of: path) == PixelSize(width: 32, height: 64))
+        // Reduced to a smaller slot (the planes scaled first, then turned): still upright.
+        let small = try loader.load(path, fittedTo: PixelSize(width: 16, height: 32))
+        let smallUpright = resample(quadrants, to: PixelSize(width: 16, height: 32), turning: .turnedClockwise)
+        for (x, y) in [(4, 8), (12, 8), (4, 24), (12, 24)] {
+            #expect(nearlyEqual(small[x, y], smallUpright[x, y], tolerance: 6), "at \(x), \(y)")
+        }
+        let jpeg = try datedJPEG(quadrants, date: "2025:05:01 18:45:00", orientation: 6)
+        let asJPEG = try loader.loadPicture(try folder.write("camera.jpg", jpeg), fittedTo: PixelSize(width: 64, height: 64))
+        #expect(shown.info.dateTaken != nil && shown.info.dateTaken == asJPEG.info.dateTaken)
+        #expect(PictureCodecs.dateTaken(ofFile: path) == asJPEG.info.dateTaken)
+    }
+
+    /// `imir` after `irot`: a quarter turn anticlockwise, then left and right exchanged.
+    @Test func aMirrorAfterATurnIsApplied() throws {
+        let folder = try ScratchFolder()
+        let path = try avif(PNGCodec.encode(quadrants), ["-y", "444", "--min", "0", "--max", "0", "--irot", "1", "--imir", "1"], in: folder)
+        let shown = try loader.load(path, fittedTo: PixelSize(width: 128, height: 128))
+        let upright = resample(quadrants, to: PixelSize(width: 64, height: 128), turning: .transversed)
+        #expect(channelDifferences(shown, upright).worst <= 2)
+    }
+
+    /// By content, not by name; and the folder lists `.avif`.
+    @Test func anAVIFIsKnownByItsContent() throws {
+        let folder = try ScratchFolder()
+        let path = try avif(PNGCodec.encode(quadrants), [], in: folder)
+        let renamed = try folder.write("IMG_0042.jpg", try readWholeFile(path, limit: 1 << 20))
+        #expect(try loader.load(renamed, fittedTo: PixelSize(width: 64, height: 32)).size == PixelSize(width: 64, height: 32))
+        #expect(PictureCodecs.fileExtensions.contains("avif"))
+    }
+
+    /// An animated AVIF (an image sequence) shows its first frame and says so.
+    @Test func aSequenceShowsItsFirstFrameAndSaysSo() throws {
+        let folder = try ScratchFolder()
+        let first = try folder.write("first.png", PNGCodec.encode(solid(64, 48, red)))
+        let second = try folder.write("second.png", PNGCodec.encode(solid(64, 48, blue)))
+        let path = folder.path + "/moving.avif"
+        try runTool("avifenc", ["-s", "10", first, second, path])
+        let shown = try loader.loadPicture(path, fittedTo: PixelSize(width: 64, height: 48))
+        #expect(shown.info.note == "is an image sequence of 2 frames: showing its first")
+        #expect(nearlyEqual(shown.picture[32, 24], red, tolerance: 8))
+    }
+
+    /// Every prefix of an AVIF, and 2,000 copies with bytes changed: shown
+    /// or refused with a line naming the file.
+    @Test func cutAndMutatedAVIFsAreRefusedByName() throws {
+        let folder = try ScratchFolder()
+        let whole = try readWholeFile(try avif(PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 96, height: 64), variant: 4)), [], in: folder), limit: 1 << 20)
+        let slot = PixelSize(width: 96, height: 64)
+        func decode(_ bytes: [UInt8]) {
+            do { _ = try loader.load(bytes: bytes, path: "bad.avif", fittedTo: slot) } catch {
+                #expect(error.description.hasPrefix("bad.avif: "), "\(error)")
+            }
+        }
+        for length in 1..<whole.count { decode(Array(whole.prefix(length))) }
+        damagedCopies(of: whole, count: 2000).forEach(decode)
+    }
+}
+
+/// Decompression bombs: a small file whose container declares a picture of
+/// 60000x60000 is refused from the container, before anything that size is
+/// allocated (the process would need 5 GB to decode it).
+@Suite struct PictureBombTests {
+    let loader = PictureLoader(background: .black)
+
+    /// `file` with every `ispe` box (the image's declared size) saying `size`.
+    func declaring(_ size: PixelSize, in file: [UInt8]) -> [UInt8] {
+        var file = file
+        let type = Array("ispe".utf8)
+        for at in file.indices.dropLast(16) where file[at..<(at + 4)].elementsEqual(type) {
+            for (offset, value) in [(8, size.width), (12, size.height)] {
+                for byte in 0..<4 { file[at + offset + byte] = UInt8(truncatingIfNeeded: value >> (8 * (3 - byte))) }
+            }
+        }
+        return file
+    }
+
+    @Test(arguments: ["avif", "heic"])
+    func aHugeDeclaredSizeIsRefusedBeforeDecoding(format: String) throws {
+        let folder = try ScratchFolder()
+        let source = try folder.write("s.png", PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 64, height: 64))))
+        let path = folder.path + "/small." + format
+        if format == "avif" { try runTool("avifenc", ["-s", "10", source, path]) } else { try runTool("heif-enc", [source, "-o", path]) }
+        let bomb = declaring(PixelSize(width: 60000, height: 60000), in: try readWholeFile(path, limit: 1 << 20))
+        do {
+            _ = try loader.load(bytes: bomb, path: "bomb." + format, fittedTo: PixelSize(width: 1920, height: 1080))
+            Issue.record("a 60000x60000 \(format) was decoded")
+        } catch {
+            #expect(error.description.hasPrefix("bomb.\(format): "), "\(error)")
+        }
+    }
+}
+
+/// 10-bit HDR AVIFs (PQ and HLG, BT.2020), as phones now write them:
+/// brought to the 8-bit screen through ``HDRToneMapping``, neither clipped
+/// to white nor washed out.
+@Suite struct HDRAVIFTests {
+    let loader = PictureLoader(background: .black)
+
+    /// Eight grey patches 16 pixels wide, each carrying `signals[i]` (0...1) in a 16-bit PNG, encoded with `cicp`.
+    func patches(_ signals: [Double], cicp: String, in folder: ScratchFolder) throws -> String {
+        let size = PixelSize(width: 16 * signals.count, height: 16)
+        var samples = [UInt8]()
+        for _ in 0..<size.height {
+            for x in 0..<size.width {
+                let value = UInt16((signals[x / 16] * 65535).rounded())
+                for _ in 0..<3 { samples += withUnsafeBytes(of: value) { Array($0) } }   // host order, as PNGCodec takes them
+            }
+        }
+        let source = try folder.write("hdr.png", PNGCodec.encode(samples: samples, size: size, colourType: .truecolour, bitDepth: 16))
+        let path = folder.path + "/hdr.avif"
+        try runTool("avifenc", ["-s", "10", "-d", "10", "-y", "444", "--min", "0", "--max", "0", "--cicp", cicp, "-r", "full", source, path])
+        return path
+    }
+
+    func levels(of path: String, count: Int) throws -> [Int] {
+        let shown = try loader.load(path, fittedTo: PixelSize(width: 16 * count, height: 16))
+        return (0..<count).map { Int(shown[16 * $0 + 8, 8] >> 8 & 0xFF) }
+    }
+
+    @Test func aPQPhotoKeepsItsHighlightsAndItsBlacks() throws {
+        let folder = try ScratchFolder()
+        // PQ signals for 0, 5, 100, 203, 400, 600, 800 and 1,000 nits.
+        let nits: [Double] = [0, 5, 100, 203, 400, 600, 800, 1000]
+        let signals = nits.map { n -> Double in
+            let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128, c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
+            let y = pow(n / 10000, m1)
+            return pow((c1 + c2 * y) / (1 + c3 * y), m2)
+        }
+        let shown = try levels(of: try patches(signals, cicp: "9/16/9", in: folder), count: nits.count)
+        #expect(shown[0] <= 2, "black is black, not grey: \(shown)")
+        #expect((184...198).contains(shown[3]), "reference white at three quarters: \(shown)")
+        #expect(shown[7] >= 253, "the peak is white: \(shown)")
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 < $1 }, "every highlight its own level, none clipped: \(shown)")
+        // Midtones keep their contrast: 100 nits is half of reference white's light, a visible step below it.
+        #expect(shown[3] - shown[2] >= 25, "\(shown)")
+    }
+
+    @Test func anHLGPhotoKeepsItsHighlightsAndItsBlacks() throws {
+        let folder = try ScratchFolder()
+        let signals = [0, 0.25, 0.5, 0.75, 0.85, 0.92, 1.0]
+        let shown = try levels(of: try patches(signals, cicp: "9/18/9", in: folder), count: signals.count)
+        #expect(shown[0] <= 2 && shown[6] >= 253, "\(shown)")
+        #expect((184...198).contains(shown[3]), "HLG's reference white (75%) at three quarters: \(shown)")
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 < $1 }, "\(shown)")
+    }
+}
