@@ -65,7 +65,8 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // libheif: HEIC and HEIF photos (an iPhone's), with the container's turns and crop applied.
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        // Not through pkg-config: its -DAVIF_DLL (for Windows) makes SwiftPM warn on every build.
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // libyuv ships no pkg-config file: the module map links it by name.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CLinux"),

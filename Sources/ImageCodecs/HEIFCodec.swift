@@ -2,6 +2,9 @@ import CHEIF
 import KioskCore
 import KioskRendering
 import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// HEIC and HEIF photos (an iPhone's default) through libheif, with its
 /// libde265 decoder: the file's primary image (grids and overlays composed
@@ -25,25 +28,28 @@ public enum HEIFCodec {
         let handle: OpaquePointer
         /// libheif reads the file from here, when it was given in memory, for as long as the context lives.
         private let bytes: UnsafeMutableRawBufferPointer?
+        /// The file's length in `bytes` (which holds at least one byte).
+        private let length: Int
         let path: String
 
         /// From the file's bytes in memory (copied: libheif reads them as it decodes).
         convenience init(_ file: [UInt8], path: String) throws(ImageFileError) {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.count), alignment: 16)
             file.withUnsafeBytes { copy.copyMemory(from: $0) }
-            try self.init(path: path, keeping: copy) { heif_context_read_from_memory_without_copy($0, copy.baseAddress, file.count, nil) }
+            try self.init(path: path, keeping: copy, length: file.count) { heif_context_read_from_memory_without_copy($0, copy.baseAddress, file.count, nil) }
         }
 
         /// From the file at `path`, which libheif opens and reads as it
         /// needs: the boxes that describe it now, each tile's coded data as
         /// it is decoded. The file is never in memory whole.
         convenience init(readingFile path: String) throws(ImageFileError) {
-            try self.init(path: path, keeping: nil) { heif_context_read_from_file($0, path, nil) }
+            try self.init(path: path, keeping: nil, length: 0) { heif_context_read_from_file($0, path, nil) }
         }
 
-        private init(path: String, keeping bytes: UnsafeMutableRawBufferPointer?, read: (OpaquePointer) -> heif_error) throws(ImageFileError) {
+        private init(path: String, keeping bytes: UnsafeMutableRawBufferPointer?, length: Int, read: (OpaquePointer) -> heif_error) throws(ImageFileError) {
             _ = HEIFCodec.initialised
             self.path = path
+            self.length = length
             guard let context = heif_context_alloc() else {
                 bytes?.deallocate()
                 throw ImageFileError(path: path, reason: .corrupt("libheif cannot allocate a context"))
@@ -86,6 +92,7 @@ public enum HEIFCodec {
             let size = self.size
             guard size.width > 0, size.height > 0 else { throw ImageFileError(path: path, reason: .corrupt("a HEIF image with no pixels")) }
             guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
+            if let refusal = derivationRefusal { throw ImageFileError(path: path, reason: .corrupt(refusal)) }
             var decoded: OpaquePointer?
             let error = heif_decode_image(handle, &decoded, heif_colorspace_undefined, heif_chroma_undefined, nil)
             guard error.code == heif_error_Ok, let decoded else { throw ImageFileError(path: path, reason: .corrupt(HEIFCodec.describe(error))) }
@@ -128,6 +135,18 @@ public enum HEIFCodec {
                 chromaShift: chroma == heif_chroma_420 ? (1, 1) : chroma == heif_chroma_422 ? (1, 0) : (0, 0),
                 alpha: alpha, depth: depth, alphaDepth: alpha == nil ? 8 : Int(heif_image_get_bits_per_pixel_range(decoded, heif_channel_Alpha)),
                 premultiplied: heif_image_handle_is_premultiplied_alpha(handle) != 0, colour: colour, owner: image)
+        }
+
+        /// Why libheif must not decode this file (``HEIFDerivationCheck``), read from where libheif reads it.
+        private var derivationRefusal: String? {
+            if let bytes {
+                return HEIFDerivationCheck.refusal { offset, count in
+                    offset < length ? Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<min(length, offset + count)])) : []
+                }
+            }
+            // Unreadable now: libheif reports it as it reads.
+            guard let file = try? FileDescriptor(opening: path, flags: O_RDONLY) else { return nil }
+            return HEIFDerivationCheck.refusal { (try? readFilePart(file, path: path, at: $0, count: $1)) ?? [] }
         }
 
         /// The `Exif` item as libexif reads it; nil when there is none.

@@ -48,10 +48,15 @@ private func status(of file: borrowing FileDescriptor, path: String) throws(Imag
 
 /// Reads at most the first `count` bytes of the open `file`, without moving its offset.
 public func readFileStart(_ file: borrowing FileDescriptor, path: String, count: Int) throws(ImageFileError) -> [UInt8] {
+    try readFilePart(file, path: path, at: 0, count: count)
+}
+
+/// Reads at most `count` bytes of the open `file` from `offset`, without moving its offset.
+public func readFilePart(_ file: borrowing FileDescriptor, path: String, at offset: Int, count: Int) throws(ImageFileError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     let read = try about(path) { () throws(SystemCallError) in
         try bytes.withUnsafeMutableBytes { buffer in
-            Result { () throws(SystemCallError) in try retryingInterrupts("pread") { pread(file.rawValue, buffer.baseAddress!, count, 0) } }
+            Result { () throws(SystemCallError) in try retryingInterrupts("pread") { pread(file.rawValue, buffer.baseAddress!, count, off_t(offset)) } }
         }.get()
     }
     bytes.removeLast(count - read)

@@ -18,16 +18,21 @@ struct AVIFDecode: ParsableCommand {
     @Option var rounds = 9
 
     func run() throws {
-        let path = try benchAVIF(in: folder)
-        let bytes = try readWholeFile(path, limit: 1 << 28)
-        let loader = PictureLoader(background: .black)
-        let (pipeline, bare) = try pipelineAgainstBare(
-            rounds: rounds, pipeline: { _ = try loader.load(bytes: bytes, path: path, fittedTo: slot) }, bare: { try bareDecode(bytes) })
+        let (pipeline, bare) = try Self.measure(folder: folder, rounds: rounds)
         let fitted = aspectFitSize(of: avifPhotoSize, in: slot)
         print("avif_decode_ratio_vs_bare \(format(pipeline / bare)) x (\(format(pipeline)) ms to \(fitted) against \(format(bare)) ms for libavif's \(avifPhotoSize) decode to RGBA)")
     }
 
-    func bareDecode(_ bytes: [UInt8]) throws {
+    /// The pipeline's and the bare decode's medians, in ms (also for `kioskd-bench guard`).
+    static func measure(folder: String, rounds: Int) throws -> (pipelineMs: Double, bareMs: Double) {
+        let path = try benchAVIF(in: folder)
+        let bytes = try readWholeFile(path, limit: 1 << 28)
+        let loader = PictureLoader(background: .black)
+        return try pipelineAgainstBare(
+            rounds: rounds, pipeline: { _ = try loader.load(bytes: bytes, path: path, fittedTo: slot) }, bare: { try bareDecode(bytes) })
+    }
+
+    private static func bareDecode(_ bytes: [UInt8]) throws {
         guard let decoder = avifDecoderCreate(), let image = avifImageCreateEmpty() else { throw ValidationError("libavif cannot allocate") }
         defer { avifImageDestroy(image); avifDecoderDestroy(decoder) }
         decoder.pointee.maxThreads = 2

@@ -17,18 +17,22 @@ struct HEICDecode: ParsableCommand {
     @Option var rounds = 5
 
     func run() throws {
-        let size = heicPhotoSize
+        let (pipeline, bare) = try Self.measure(folder: folder, rounds: rounds)
+        let fitted = aspectFitSize(of: heicPhotoSize, in: slot)
+        print("heic_decode_ratio_vs_libheif \(format(pipeline / bare)) x (\(format(pipeline)) ms to \(fitted) against \(format(bare)) ms for libheif's \(heicPhotoSize) decode to RGB)")
+    }
+
+    /// The pipeline's and the bare decode's medians, in ms (also for `kioskd-bench guard`).
+    static func measure(folder: String, rounds: Int) throws -> (pipelineMs: Double, bareMs: Double) {
         let path = try benchHEIC(in: folder)
         let bytes = try readWholeFile(path, limit: 1 << 28)
         let loader = PictureLoader(background: .black)
-        let (pipeline, bare) = try pipelineAgainstBare(
+        return try pipelineAgainstBare(
             rounds: rounds, pipeline: { _ = try loader.load(bytes: bytes, path: path, fittedTo: slot) }, bare: { try bareDecode(bytes) })
-        let fitted = aspectFitSize(of: size, in: slot)
-        print("heic_decode_ratio_vs_libheif \(format(pipeline / bare)) x (\(format(pipeline)) ms to \(fitted) against \(format(bare)) ms for libheif's \(size) decode to RGB)")
     }
 
     /// libheif alone: the file read, its primary image decoded to 8-bit interleaved RGB.
-    private func bareDecode(_ bytes: [UInt8]) throws {
+    private static func bareDecode(_ bytes: [UInt8]) throws {
         guard let context = heif_context_alloc() else { throw ValidationError("libheif cannot allocate a context") }
         defer { heif_context_free(context) }
         var handle: OpaquePointer?, image: OpaquePointer?

@@ -636,8 +636,13 @@ func benchPhoto(_ size: PixelSize, in folder: String, as suffix: String, by tool
     defer { unlink(source) }
     let argv = ([tool] + arguments + [source, "-o", path]).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    // The tool's chatter (avifenc reports every setting) stays out of the figures.
+    var quiet = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&quiet)
+    defer { posix_spawn_file_actions_destroy(&quiet) }
+    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0)
     var pid: pid_t = 0
-    guard posix_spawnp(&pid, tool, nil, nil, argv, environ) == 0, waitForExit(pid) == 0 else {
+    guard posix_spawnp(&pid, tool, &quiet, nil, argv, environ) == 0, waitForExit(pid) == 0 else {
         throw ValidationError("\(tool) failed: install the test tools (scripts/install-deps --vm)")
     }
     return path

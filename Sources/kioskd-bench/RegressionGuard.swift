@@ -7,7 +7,7 @@ import Glibc
 
 /// `kioskd-bench guard`: the test command's short benchmark (`scripts/test`,
 /// so CI runs it). It measures the ratios of `make bench` that need no
-/// generated library or running show (about 10 s) and fails when one is
+/// running show (about 10 s, and the phone formats' photos made once) and fails when one is
 /// more than 25% worse than its target.
 ///
 /// `frame_time_p99_ratio` is left to `make bench`: it needs a show sliding
@@ -37,6 +37,11 @@ struct RegressionGuard: ParsableCommand {
         let measure: () throws -> Double
     }
 
+    @Option(help: "Where the phone formats' photos are kept between runs.")
+    var folder = ".build/bench-pictures"
+
+    func ratio(_ times: (pipelineMs: Double, bareMs: Double)) -> Double { times.pipelineMs / times.bareMs }
+
     func run() throws {
         let rounds = 45
         let jpegs = try benchJPEGs()
@@ -52,6 +57,10 @@ struct RegressionGuard: ParsableCommand {
             },
             Figure(name: "decode_ratio_vs_turbojpeg", target: 1.1) { try DecodeRatio(jpegs.upright, rounds: 5).ratio },
             Figure(name: "decode_ratio_vs_turbojpeg_exif6", target: 1.1) { try DecodeRatio(jpegs.turned, rounds: 5).ratio },
+            // The phone formats (their photos made once, by cwebp, libheif and avifenc, under .build/bench-pictures).
+            Figure(name: "webp_decode_ratio_vs_libwebp", target: 1.0) { try ratio(WebPDecode.measure(folder: folder, rounds: 5)) },
+            Figure(name: "heic_decode_ratio_vs_libheif", target: 1.15) { try ratio(HEICDecode.measure(folder: folder, rounds: 3)) },
+            Figure(name: "avif_decode_ratio_vs_bare", target: 1.15) { try ratio(AVIFDecode.measure(folder: folder, rounds: 5)) },
         ]
         var failed: [String] = []
         for figure in figures {

@@ -16,18 +16,24 @@ struct WebPDecode: ParsableCommand {
     @Option var folder = ".build/bench-pictures"
     @Option var rounds = 9
 
+    static let size = PixelSize(width: 4032, height: 3024)   // a 12 Mpx phone photo
+
     func run() throws {
-        let size = PixelSize(width: 4032, height: 3024)   // a 12 Mpx phone photo
+        let (pipeline, bare) = try Self.measure(folder: folder, rounds: rounds)
+        let size = Self.size, fitted = aspectFitSize(of: size, in: slot)
+        print("webp_decode_ratio_vs_libwebp \(format(pipeline / bare)) x (\(format(pipeline)) ms to \(fitted) against \(format(bare)) ms for the bare \(size) decode)")
+    }
+
+    /// The pipeline's and the bare decode's medians, in ms (also for `kioskd-bench guard`).
+    static func measure(folder: String, rounds: Int) throws -> (pipelineMs: Double, bareMs: Double) {
         let path = try benchPhoto(size, in: folder, as: "webp", by: "cwebp", ["-quiet", "-q", "85"])
         let bytes = try readWholeFile(path, limit: 1 << 28)
         let loader = PictureLoader(background: .black)
-        let (pipeline, bare) = try pipelineAgainstBare(rounds: rounds, pipeline: { _ = try loader.load(bytes: bytes, path: path, fittedTo: slot) }, bare: {
+        return try pipelineAgainstBare(rounds: rounds, pipeline: { _ = try loader.load(bytes: bytes, path: path, fittedTo: slot) }, bare: {
             var width: Int32 = 0, height: Int32 = 0
             let rgba = bytes.withUnsafeBufferPointer { WebPDecodeRGBA($0.baseAddress, $0.count, &width, &height) }
             guard let rgba else { throw ValidationError("libwebp cannot decode \(path)") }
             WebPFree(rgba)
         })
-        let fitted = aspectFitSize(of: size, in: slot)
-        print("webp_decode_ratio_vs_libwebp \(format(pipeline / bare)) x (\(format(pipeline)) ms to \(fitted) against \(format(bare)) ms for the bare \(size) decode)")
     }
 }

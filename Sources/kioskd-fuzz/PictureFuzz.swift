@@ -17,3 +17,23 @@ func decodePicture(_ bytes: UnsafeRawBufferPointer) {
         check(error.description.hasPrefix("fuzz.picture: "), "an error that does not name the file: \(error)")
     }
 }
+
+/// The fuzz targets for one codec each (`webp`, `heif`, `avif`): any bytes
+/// handed straight to the codec's entry points, past the sniffing that
+/// would turn most of them away: a decode fitted to a slot, the header,
+/// and a zoom's region. Each seeded with small files of its format.
+func decodeWith(_ codec: any PictureCodec.Type) -> (UnsafeRawBufferPointer) -> Void {
+    { bytes in
+        let file = Array(bytes), options = DecodeOptions(background: .black), path = "fuzz.picture"
+        func named(_ body: () throws(ImageFileError) -> Void) {
+            do { try body() } catch { check(error.description.hasPrefix(path + ": "), "an error that does not name the file: \(error)") }
+        }
+        named { () throws(ImageFileError) in _ = try codec.decode(bytes: file, path: path, fittedTo: PixelSize(width: 64, height: 48), options: options) }
+        named { () throws(ImageFileError) in _ = try codec.header(of: file, path: path, options: options) }
+        named { () throws(ImageFileError) in
+            _ = try codec.decodeRegion(
+                bytes: file, path: path, region: PictureRegion(left: 0.25, top: 0.25, right: 0.75, bottom: 0.75),
+                at: PixelSize(width: 32, height: 24), options: options)
+        }
+    }
+}

@@ -1,20 +1,26 @@
-/// `kioskd-fuzz [control|config|picture] ...`: the fuzz targets in one executable,
+import ImageCodecs
+
+/// `kioskd-fuzz [control|config|picture|webp|heif|avif] ...`: the fuzz targets in one executable,
 /// chosen by the first argument (`control` when it is none of them):
 /// - `control`: what a control client can send (``runControlScript(_:)``);
 /// - `config`: a config file's bytes (``readConfigFile(_:)``);
-/// - `picture`: a picture file's bytes (``decodePicture(_:)``).
+/// - `picture`: a picture file's bytes (``decodePicture(_:)``);
+/// - `webp`, `heif`, `avif`: a file's bytes straight into one codec (``decodeWith(_:)``).
 ///
 /// Built with `-sanitize=fuzzer -D FUZZING` (`scripts/fuzz`), the rest of
 /// the arguments are libFuzzer's. Otherwise it is a replayer: each
 /// argument is a saved input (a crash libFuzzer found), run once.
 enum FuzzTarget: String {
-    case control, config, picture
+    case control, config, picture, webp, heif, avif
 
     var run: (UnsafeRawBufferPointer) -> Void {
         switch self {
         case .control: return runControlScript
         case .config: return readConfigFile
         case .picture: return decodePicture
+        case .webp: return decodeWith(WebPCodec.self)
+        case .heif: return decodeWith(HEIFCodec.self)
+        case .avif: return decodeWith(AVIFCodec.self)
         }
     }
 

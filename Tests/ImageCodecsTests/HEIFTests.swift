@@ -209,3 +209,66 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         #expect(worst <= 2, "mean \(mean), worst \(worst) levels")
     }
 }
+
+/// Files Debian 12's libheif 1.15 cannot survive, refused before it decodes
+/// (``HEIFDerivationCheck``): found by the `heif` fuzz target.
+@Suite struct HEIFDerivationTests {
+    let loader = PictureLoader(background: .black)
+
+    /// Each file the fuzz target found (Tests/fuzz-regressions/heif): grids
+    /// listed among their own tiles, one through a reference entry whose
+    /// size is false (libheif 1.15 reads the entries in sequence and ignores
+    /// their sizes, and so does the check). libheif 1.15 starts threads
+    /// until none can be made, then ends the process (`heif-info` too).
+    @Test(arguments: ["grid-made-from-itself.heic", "grid-reference-with-a-false-size.heic"])
+    func aGridMadeFromItselfIsRefusedByName(file: String) throws {
+        let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../fuzz-regressions/heif").standardized.path
+        let path = regressions + "/" + file
+        let error = expectError(ImageFileError.self) { try loader.load(path, fittedTo: PixelSize(width: 64, height: 48)) }
+        #expect(error?.description.hasPrefix(path + ": cannot decode: its images are made from themselves") == true, "\(String(describing: error))")
+        // The same in memory, as a zoom reads a file.
+        let bytes = try readWholeFile(path, limit: 1 << 20)
+        let inMemory = expectError(ImageFileError.self) { try loader.load(bytes: bytes, path: "x.heic", fittedTo: PixelSize(width: 64, height: 48)) }
+        #expect(inMemory?.description.contains("made from themselves") == true)
+    }
+
+    /// An iPhone-like grid passes the check: one level, grid then tiles.
+    @Test func anOrdinaryGridPasses() throws {
+        let grid = try HEIFGridWriter.encode(GeneratedPictures.photo(PixelSize(width: 300, height: 200)), tile: 128, quality: 50)
+        #expect(try loader.load(bytes: grid, path: "grid.heic", fittedTo: PixelSize(width: 300, height: 200)).size == PixelSize(width: 300, height: 200))
+    }
+}
+
+/// The check on a file's derived images, on item references written here.
+@Suite struct HEIFDerivationCheckTests {
+    /// A file of an `ftyp` and a `meta` holding one `iref` with these `dimg` links (16-bit IDs).
+    func file(_ links: [(from: Int, to: [Int])]) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v) }
+        func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { u32(8 + contents.count) + Array(type.utf8) + contents }
+        let entries = links.flatMap { box("dimg", u16($0.from) + u16($0.to.count) + $0.to.flatMap(u16)) }
+        return box("ftyp", Array("heic".utf8) + u32(0) + Array("mif1heic".utf8)) + box("meta", u32(0) + box("iref", u32(0) + entries))
+    }
+
+    func refusal(_ bytes: [UInt8]) -> String? {
+        HEIFDerivationCheck.refusal { offset, count in offset < bytes.count ? Array(bytes[offset..<min(bytes.count, offset + count)]) : [] }
+    }
+
+    @Test func aGridOfTilesPasses() {
+        #expect(refusal(file([(1, [2, 3, 4, 5])])) == nil)
+        #expect(refusal(file([(1, [2]), (2, [3, 4])])) == nil, "an overlay of a grid")
+        #expect(refusal([]) == nil && refusal(Array("not a heif".utf8)) == nil, "nothing to check: libheif refuses it itself")
+    }
+
+    @Test func aCycleIsRefused() {
+        #expect(refusal(file([(1, [1])])) == "its images are made from themselves (item 1)")
+        #expect(refusal(file([(1, [2]), (2, [3]), (3, [1])]))?.hasPrefix("its images are made from themselves") == true)
+    }
+
+    @Test func nestingDeeperThanThreeIsRefused() {
+        #expect(refusal(file([(1, [2]), (2, [3]), (3, [4])])) == nil, "three levels")
+        #expect(refusal(file([(1, [2]), (2, [3]), (3, [4]), (4, [5])])) == "its images are derived from others more than 3 deep")
+        // Found through memoised items too: 9 reaches 1's chain from above.
+        #expect(refusal(file([(1, [2]), (2, [3]), (3, [4]), (9, [1])])) == "its images are derived from others more than 3 deep")
+    }
+}

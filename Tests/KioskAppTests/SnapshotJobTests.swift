@@ -181,6 +181,17 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         #expect(result.frame[100, 540] == red)
     }
 
+    @Test func anAVIFInTheFolderIsShown() throws {
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("PXL_0003.avif", try madeByTool("avifenc", from: [flat(green)]) { ["-s", "10", "-d", "10", $0[0], $1] })])
+        let result = try job(folder, at: 1).run()
+        #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "PXL_0003.avif"])
+        // AV1 is lossy: a flat colour comes back within a few levels.
+        let centre = RGBColor(xrgb: result.frame[960, 540]), expected = RGBColor(xrgb: green)
+        #expect(abs(Int(centre.red) - Int(expected.red)) <= 4 && abs(Int(centre.green) - Int(expected.green)) <= 4
+                && abs(Int(centre.blue) - Int(expected.blue)) <= 4, "\(centre)")
+        #expect(result.frame[100, 540] == red)
+    }
+
     @Test func anEmptyFolderShowsTheBackgroundAndSaysSo() throws {
         let folder = try PictureFolder([("notes.txt", Array("hello".utf8))])
         let result = try job(folder, at: 0).run()

@@ -28,7 +28,7 @@ struct VMServiceTests {
 
     @Test func thePackageInstallsTheUserAndFolderAndStartsNothing() throws {
         let depends = try text("depends.txt")
-        for package in ["seatd", "libseat1", "libdrm2", "libturbojpeg0", "libsystemd0", "libevdev2", "libspng0"] {
+        for package in ["seatd", "libseat1", "libdrm2", "libturbojpeg0", "libsystemd0", "libevdev2", "libspng0", "libwebp7", "libheif1", "libavif15", "libyuv0"] {
             #expect(depends.contains(package), "Depends lacks \(package): \(depends)")
         }
         #expect(try text("after-install.txt") == "disabled inactive")
@@ -91,6 +91,24 @@ struct VMServiceTests {
         let log = try text("journal-last.txt")
         #expect(log.contains("kioskd: display: Virtual-1 has no screen"), "\(log)")
         #expect(log.contains("kioskd: display on (a screen is back: /dev/dri/card0 (bochs-drm) Virtual-1 1280x800"), "\(log)")
+    }
+
+    /// A phone's HEIC copied into the running service's folder: the live
+    /// folder takes it, and the real screen shows it exactly as `kioskd
+    /// snapshot` draws the same folder (the demo pictures and the HEIC).
+    @Test func aHEICCopiedInIsOnTheScreenAsTheSnapshotDrawsIt() throws {
+        let status = try text("heic-status.json")
+        #expect(status.contains(#""index":0,"file":"00-phone.heic""#) && status.contains(#""count":9"#), "\(status)")
+        let heic = try Data(contentsOf: URL(fileURLWithPath: results("systemd/phone.heic")))
+        let demo = try FileManager.default.contentsOfDirectory(atPath: demoImages).filter { $0.hasSuffix(".jpg") }
+        let folder = try PictureFolder([("00-phone.heic", [UInt8](heic))] + demo.map { ($0, [UInt8](try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + $0)))) })
+        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/kioskd.toml").standardized.path
+        let settings = try loadSettings(configPath: configFile, flags: [("images", folder.path)])
+        let shown = try screen("heic")
+        let snapshot = try SnapshotJob(settings: settings, screen: shown.size, position: 0).run()
+        #expect(snapshot.playlist.first.map { ($0 as NSString).lastPathComponent } == "00-phone.heic")
+        expectSamePixels(shown, snapshot.frame)
     }
 
     @Test func theControlSocketIsForGroupKioskdOnly() throws {
