@@ -58,9 +58,11 @@ public enum HEIFCodec {
             var error = read(context)
             if error.code == heif_error_Ok { error = heif_context_get_primary_image_handle(context, &handle) }
             guard error.code == heif_error_Ok, let handle else {
+                // The message lives in the context: read before it is freed.
+                let reason = HEIFCodec.describe(error)
                 heif_context_free(context)
                 bytes?.deallocate()
-                throw ImageFileError(path: path, reason: .corrupt(HEIFCodec.describe(error)))
+                throw ImageFileError(path: path, reason: .corrupt(reason))
             }
             self.bytes = bytes
             self.context = context
@@ -168,8 +170,11 @@ public enum HEIFCodec {
         deinit { heif_image_release(image) }
     }
 
+    /// libheif's words for `error`, on one line (some of its messages end in a newline).
     static func describe(_ error: heif_error) -> String {
-        error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
+        let words = error.message.map { String(cString: $0) } ?? ""
+        let line = words.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+        return line.isEmpty ? "libheif error \(error.code.rawValue)" : line
     }
 }
 
