@@ -73,9 +73,9 @@ public enum AVIFCodec {
 
         /// The container's turn and mirror as one orientation.
         var orientation: ImageOrientation {
-            let image = self.image
+            var image = self.image
             let turns = image.transformFlags & UInt32(AVIF_TRANSFORM_IROT.rawValue) != 0 ? Int(image.irot.angle) : 0
-            let mirror = image.transformFlags & UInt32(AVIF_TRANSFORM_IMIR.rawValue) != 0 ? ImageOrientation.ContainerMirror(rawValue: Int(image.imir.mode)) : nil
+            let mirror = image.transformFlags & UInt32(AVIF_TRANSFORM_IMIR.rawValue) != 0 ? ImageOrientation.ContainerMirror(rawValue: Int(kiosk_avif_mirror(&image))) : nil
             return ImageOrientation(quarterTurnsAnticlockwise: turns, mirror: mirror)
         }
 

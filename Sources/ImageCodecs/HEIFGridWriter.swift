@@ -40,36 +40,38 @@ public enum HEIFGridWriter {
             var locations = u16(tiles.count + 1)
             var offset = dataStart
             for (index, tile) in tiles.enumerated() {
-                locations += u16(index + 1) + u16(0) + u16(0) + u16(1) + u32(offset) + u32(tile.data.count)
+                locations += join(u16(index + 1), u16(0), u16(0), u16(1), u32(offset), u32(tile.data.count))
                 offset += tile.data.count
             }
-            locations += u16(gridID) + u16(1) + u16(0) + u16(1) + u32(0) + u32(8)   // construction method 1: in idat
+            locations += join(u16(gridID), u16(1), u16(0), u16(1), u32(0), u32(8))   // construction method 1: in idat
             var entries = u16(tiles.count + 1)
-            for index in tiles.indices { entries += fullBox("infe", version: 2, flags: 1, u16(index + 1) + u16(0) + ascii("hvc1") + [0]) }
-            entries += fullBox("infe", version: 2, flags: 0, u16(gridID) + u16(0) + ascii("grid") + [0])
-            let references = box("dimg", u16(gridID) + u16(tiles.count) + tiles.indices.flatMap { u16($0 + 1) })
-            let grid: [UInt8] = [0, 0, UInt8(rows - 1), UInt8(columns - 1)] + u16(image.width) + u16(image.height)
+            for index in tiles.indices { entries += fullBox("infe", version: 2, flags: 1, join(u16(index + 1), u16(0), ascii("hvc1"), [0])) }
+            entries += fullBox("infe", version: 2, flags: 0, join(u16(gridID), u16(0), ascii("grid"), [0]))
+            let references = box("dimg", join(u16(gridID), u16(tiles.count), tiles.indices.flatMap { u16($0 + 1) }))
+            let grid = join([0, 0, UInt8(rows - 1), UInt8(columns - 1)], u16(image.width), u16(image.height))
             // Properties: the configurations, then the tile's size, then the picture's.
             let tileSize = configurations.count + 1, pictureSize = configurations.count + 2
             var associations = u32(tiles.count + 1)
             for (index, tile) in tiles.enumerated() {
-                associations += u16(index + 1) + [2, 0x80 | UInt8(tile.configuration + 1), UInt8(tileSize)]
+                associations += join(u16(index + 1), [2, 0x80 | UInt8(tile.configuration + 1), UInt8(tileSize)])
             }
-            associations += u16(gridID) + [1, UInt8(pictureSize)]
-            let properties = box("ipco", configurations.flatMap { $0 }
-                + fullBox("ispe", u32(tile) + u32(tile)) + fullBox("ispe", u32(image.width) + u32(image.height)))
-            return fullBox("meta",
-                fullBox("hdlr", u32(0) + ascii("pict") + u32(0) + u32(0) + u32(0) + [0])
-                + fullBox("pitm", u16(gridID))
-                + fullBox("iloc", version: 1, [0x44, 0x00] + locations)
-                + fullBox("iinf", entries)
-                + fullBox("iref", references)
-                + box("idat", grid)
-                + box("iprp", properties + fullBox("ipma", associations)))
+            associations += join(u16(gridID), [1, UInt8(pictureSize)])
+            var properties: [UInt8] = configurations.flatMap { $0 }
+            properties += fullBox("ispe", u32(tile) + u32(tile))
+            properties += fullBox("ispe", u32(image.width) + u32(image.height))
+            // Joined, not summed: a long sum of arrays is more than Swift 6.0's type checker will take.
+            var contents = fullBox("hdlr", join(u32(0), ascii("pict"), u32(0), u32(0), u32(0), [0]))
+            contents += fullBox("pitm", u16(gridID))
+            contents += fullBox("iloc", version: 1, join([0x44, 0x00], locations))
+            contents += fullBox("iinf", entries)
+            contents += fullBox("iref", references)
+            contents += box("idat", grid)
+            contents += box("iprp", join(box("ipco", properties), fullBox("ipma", associations)))
+            return fullBox("meta", contents)
         }
-        let fileType = box("ftyp", ascii("heic") + u32(0) + ascii("mif1") + ascii("heic"))
+        let fileType = box("ftyp", join(ascii("heic"), u32(0), ascii("mif1"), ascii("heic")))
         let start = fileType.count + meta(dataStart: 0).count + 8
-        return fileType + meta(dataStart: start) + box("mdat", tiles.flatMap { $0.data })
+        return join(fileType, meta(dataStart: start), box("mdat", tiles.flatMap { $0.data }))
     }
 
     /// The `size` x `size` part of `image` at (`x`, `y`), edges repeated, as a HEIC of its own.
@@ -142,10 +144,11 @@ public enum HEIFGridWriter {
     }
 
     private static func u16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
-    private static func u32(_ value: Int) -> [UInt8] { u16(value >> 16) + u16(value) }
+    private static func u32(_ value: Int) -> [UInt8] { join(u16(value >> 16), u16(value)) }
+    private static func join(_ parts: [UInt8]...) -> [UInt8] { parts.flatMap { $0 } }
     private static func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-    private static func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { u32(8 + contents.count) + ascii(type) + contents }
+    private static func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { join(u32(8 + contents.count), ascii(type), contents) }
     private static func fullBox(_ type: String, version: UInt8 = 0, flags: Int = 0, _ contents: [UInt8]) -> [UInt8] {
-        box(type, [version, UInt8(truncatingIfNeeded: flags >> 16), UInt8(truncatingIfNeeded: flags >> 8), UInt8(truncatingIfNeeded: flags)] + contents)
+        box(type, join([version, UInt8(truncatingIfNeeded: flags >> 16), UInt8(truncatingIfNeeded: flags >> 8), UInt8(truncatingIfNeeded: flags)], contents))
     }
 }

@@ -30,7 +30,8 @@ import Testing
     /// Each depth and chroma layout, at an odd size: the same picture as
     /// avifdec's. Measured here: 8-bit within 1 level (libavif's 8-bit
     /// matrix rounds in its own way), 10 and 12 bits within 2 (avifdec
-    /// rounds to 8 bits once more after its conversion).
+    /// rounds to 8 bits once more after its conversion), within 3 with
+    /// Debian 13's libavif 1.2 (12-bit 4:4:4).
     @Test(arguments: [
         (8, "420"), (8, "422"), (8, "444"), (8, "400"), (10, "420"), (12, "444"), (10, "400"),
     ])
@@ -41,7 +42,7 @@ import Testing
         let shown = try loader.loadPicture(path, fittedTo: size)
         #expect(shown.info.format == "AVIF" && shown.info.originalSize == size && shown.picture.size == size)
         let (mean, worst) = channelDifferences(shown.picture, try reference(path, fittedTo: size))
-        #expect(worst <= (depth == 8 ? 1 : 2), "mean \(mean), worst \(worst) levels")
+        #expect(worst <= (depth == 8 ? 1 : 3), "mean \(mean), worst \(worst) levels")
         if layout == "400" {
             #expect(shown.picture.pixels.allSatisfy { $0 >> 16 & 0xFF == $0 & 0xFF && $0 >> 8 & 0xFF == $0 & 0xFF }, "monochrome is grey")
         }
@@ -248,5 +249,44 @@ import Testing
         #expect(shown[0] <= 2 && shown[6] >= 253, "\(shown)")
         #expect((184...198).contains(shown[3]), "HLG's reference white (75%) at three quarters: \(shown)")
         #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 < $1 }, "\(shown)")
+    }
+}
+
+/// A zoom shown sharp: the region decoded again from the full-size planes,
+/// not the slot's picture enlarged. For HEIC and for a turned AVIF.
+@Suite struct PhoneFormatZoomTests {
+    let loader = PictureLoader(background: .black)
+
+    /// The region of the picture as the format's own tool decodes it, cut and resampled.
+    func expectRegion(_ path: String, reference png: String, region: PictureRegion, at size: PixelSize, turned orientation: ImageOrientation = .upright) throws {
+        let sharp = try loader.loadRegion(path, region: region, at: size)
+        let stored = try loader.load(png, fittedTo: try loader.uprightSize(of: png))
+        let whole = resample(stored, to: orientation.uprightSize(of: stored.size), turning: orientation)
+        let expected = resample(whole, cropping: region.pixels(of: whole.size), to: size)
+        let (mean, worst) = channelDifferences(sharp, expected)
+        #expect(mean < 0.5 && worst <= 3, "mean \(mean), worst \(worst) levels")
+        // Sharp: finer than the whole picture fitted to the same size and the region enlarged.
+        let fitted = try loader.load(path, fittedTo: size)
+        let blurred = resample(fitted, cropping: region.pixels(of: fitted.size), to: size)
+        #expect(channelDifferences(blurred, expected).mean > mean + 1, "the region is decoded again, not enlarged")
+    }
+
+    @Test func aHEICRegionIsDecodedSharp() throws {
+        let folder = try ScratchFolder()
+        let source = try folder.write("s.png", PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 1200, height: 800), variant: 8)))
+        let path = folder.path + "/zoom.heic"
+        try runTool("heif-enc", ["-q", "95", source, "-o", path])
+        try runTool("heif-convert", [path, path + ".png"])
+        try expectRegion(path, reference: path + ".png", region: PictureRegion(left: 0.3, top: 0.35, right: 0.55, bottom: 0.6), at: PixelSize(width: 300, height: 200))
+    }
+
+    @Test func aTurnedAVIFRegionIsDecodedSharpAndUpright() throws {
+        let folder = try ScratchFolder()
+        let source = try folder.write("s.png", PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 1200, height: 800), variant: 9)))
+        let path = folder.path + "/zoom.avif"
+        try runTool("avifenc", ["-s", "10", "-y", "444", "--min", "4", "--max", "4", "--irot", "3", source, path])
+        try runTool("avifdec", ["-d", "8", "-u", "nearest", path, path + ".png"])
+        // avifdec writes the stored pixels; the container turns them once, clockwise.
+        try expectRegion(path, reference: path + ".png", region: PictureRegion(left: 0.3, top: 0.35, right: 0.55, bottom: 0.6), at: PixelSize(width: 200, height: 300), turned: .turnedClockwise)
     }
 }

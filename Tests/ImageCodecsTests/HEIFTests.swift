@@ -199,6 +199,10 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         // Halved (planes averaged across the tiles' seams, then converted),
         // it is heif-convert's picture with each 2x2 block averaged, within
         // the rounding of averaging before the conversion instead of after.
+        // Exactly so where libheif gives 4:4:4 planes (1.15 composes grids
+        // so: at most 2 levels); where it keeps the tiles' 4:2:0 (1.23, on
+        // Debian 13) chroma is averaged over its own samples, which moves
+        // a few pixels at sharp colour edges (up to 57 levels, 0.17 on average).
         let half = try loader.load(path, fittedTo: PixelSize(width: 550, height: 350))
         var averaged = RasterImage(size: half.size, filledWith: .black)
         for y in 0..<half.height {
@@ -209,7 +213,8 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
             }
         }
         let (mean, worst) = channelDifferences(half, averaged)
-        #expect(worst <= 2, "mean \(mean), worst \(worst) levels")
+        #expect(mean < 0.5, "mean \(mean), worst \(worst) levels")
+        #expect(fractionWithin(2, half, averaged) > 0.99, "mean \(mean), worst \(worst) levels")
     }
 }
 
@@ -246,11 +251,12 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
 @Suite struct HEIFDerivationCheckTests {
     /// A file of an `ftyp` and a `meta` holding one `iref` with these `dimg` links (16-bit IDs).
     func file(_ links: [(from: Int, to: [Int])]) -> [UInt8] {
+        func join(_ parts: [UInt8]...) -> [UInt8] { parts.flatMap { $0 } }
         func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v) }
-        func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { u32(8 + contents.count) + Array(type.utf8) + contents }
-        let entries = links.flatMap { box("dimg", u16($0.from) + u16($0.to.count) + $0.to.flatMap(u16)) }
-        return box("ftyp", Array("heic".utf8) + u32(0) + Array("mif1heic".utf8)) + box("meta", u32(0) + box("iref", u32(0) + entries))
+        func u32(_ v: Int) -> [UInt8] { join(u16(v >> 16), u16(v)) }
+        func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { join(u32(8 + contents.count), Array(type.utf8), contents) }
+        let entries = links.flatMap { box("dimg", join(u16($0.from), u16($0.to.count), $0.to.flatMap(u16))) }
+        return join(box("ftyp", join(Array("heic".utf8), u32(0), Array("mif1heic".utf8))), box("meta", join(u32(0), box("iref", join(u32(0), entries)))))
     }
 
     func refusal(_ bytes: [UInt8]) -> String? {
