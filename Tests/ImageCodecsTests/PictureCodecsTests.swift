@@ -197,3 +197,14 @@ enum PPMCodec: PictureCodec {
         #expect(try loader.loadPicture(gif, fittedTo: PixelSize(width: 8, height: 8)).animation == nil)
     }
 }
+
+/// The `images` setting's help (in `--help`, the man page and the
+/// configuration reference) names the formats in KioskCore's words, which
+/// cannot see the registry: it must name every codec the registry has.
+@Suite struct ImagesHelpTests {
+    @Test func theImagesHelpNamesEveryFormat() throws {
+        let help = try #require(KioskSettings.table["images"]).help
+        for codec in PictureCodecs.all { #expect(help.contains(codec.name), "\(codec.name) missing from: \(help)") }
+        #expect(help.contains("\(PictureCodecs.all.map { $0.name }.dropLast().joined(separator: ", ")) or \(PictureCodecs.all.last!.name)"))
+    }
+}

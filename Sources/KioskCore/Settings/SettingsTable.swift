@@ -9,7 +9,7 @@ extension KioskSettings {
         SettingDescriptor(
             "images", \.images, .folderPath, flag: .drawing, valueName: "dir", reload: .newFolder,
             unwritten: "none: it must be given (images, or --images)",
-            help: "Folder of pictures, played in file-name order."),
+            help: "Folder of pictures (JPEG, PNG, GIF, WebP, HEIF or AVIF), played in file-name order."),
         SettingDescriptor(
             "image_width", \.layout.slotWidth, .length, flag: .drawing, valueName: "x", reload: .live,
             unwritten: "follows from visible: the screen width over visible, less the spacing",
