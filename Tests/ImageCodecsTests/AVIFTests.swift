@@ -52,10 +52,7 @@ import Testing
     @Test func alphaIsCompositedOverTheBackground() throws {
         let folder = try ScratchFolder()
         let size = PixelSize(width: 64, height: 40)
-        var rgba = [UInt8]()
-        for y in 0..<size.height {
-            for x in 0..<size.width { rgba += [UInt8(x * 4), UInt8(y * 6), 200, UInt8(min(255, x * 8))] }
-        }
+        let rgba = transparencyRamp(size)
         let path = try avif(PNGCodec.encode(samples: rgba, size: size, colourType: .truecolourAlpha), ["-y", "444", "--min", "0", "--max", "0", "--minalpha", "0", "--maxalpha", "0"], in: folder)
         let shown = try loader.load(path, fittedTo: size)
         #expect(shown[0, 20] == 0x204060, "alpha 0 is the background")
@@ -135,17 +132,7 @@ import Testing
     @Test func cutAndMutatedAVIFsAreRefusedByName() throws {
         let folder = try ScratchFolder()
         let whole = try readWholeFile(try avif(PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 96, height: 64), variant: 4)), [], in: folder), limit: 1 << 20)
-        let slot = PixelSize(width: 96, height: 64)
-        func decode(_ bytes: [UInt8]) {
-            do { _ = try loader.load(bytes: bytes, path: "bad.avif", fittedTo: slot) } catch {
-                #expect(error.description.hasPrefix("bad.avif: "), "\(error)")
-                // The library's own words, on one readable line (a message read after
-                // libheif's context was freed came out as garbage; some of its messages end in a newline).
-                #expect(error.description.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.isASCII && $0.value >= 0x20 }, "\(error)")
-            }
-        }
-        for length in 1..<whole.count { decode(Array(whole.prefix(length))) }
-        damagedCopies(of: whole, count: 2000).forEach(decode)
+        expectCutAndDamagedCopiesShownOrRefusedByName(whole, name: "bad.avif", slot: PixelSize(width: 96, height: 64), count: 2000, loader: loader)
     }
 }
 

@@ -80,10 +80,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     @Test func alphaIsCompositedOverTheBackground() throws {
         let folder = try ScratchFolder()
         let size = PixelSize(width: 64, height: 40)
-        var rgba = [UInt8]()
-        for y in 0..<size.height {
-            for x in 0..<size.width { rgba += [UInt8(x * 4), UInt8(y * 6), 200, UInt8(min(255, x * 8))] }
-        }
+        let rgba = transparencyRamp(size)
         let path = try heic(PNGCodec.encode(samples: rgba, size: size, colourType: .truecolourAlpha), sourceName: "alpha.png", in: folder)
         let shown = try loader.load(path, fittedTo: size)
         let converted = try reference(path, fittedTo: size)
@@ -162,17 +159,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     @Test func cutAndMutatedHEICsAreRefusedByName() throws {
         let folder = try ScratchFolder()
         let whole = try readWholeFile(try heic(PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 96, height: 64), variant: 4)), sourceName: "s.png", in: folder), limit: 1 << 20)
-        let slot = PixelSize(width: 96, height: 64)
-        func decode(_ bytes: [UInt8]) {
-            do { _ = try loader.load(bytes: bytes, path: "bad.heic", fittedTo: slot) } catch {
-                #expect(error.description.hasPrefix("bad.heic: "), "\(error)")
-                // The library's own words, on one readable line (a message read after
-                // libheif's context was freed came out as garbage; some of its messages end in a newline).
-                #expect(error.description.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.isASCII && $0.value >= 0x20 }, "\(error)")
-            }
-        }
-        for length in 1..<whole.count { decode(Array(whole.prefix(length))) }
-        damagedCopies(of: whole, count: 2000).forEach(decode)
+        expectCutAndDamagedCopiesShownOrRefusedByName(whole, name: "bad.heic", slot: PixelSize(width: 96, height: 64), count: 2000, loader: loader)
     }
 }
 

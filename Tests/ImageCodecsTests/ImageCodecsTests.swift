@@ -45,6 +45,36 @@ func damagedCopies(of file: [UInt8], count: Int, seed: UInt64 = 0x9E37_79B9_7F4A
     }
 }
 
+/// Every prefix of `whole`, and `count` copies with bytes changed, loaded
+/// as the file `name` into `slot`: each shown, or refused with one readable
+/// line naming the file, in the library's own words (a libheif message read
+/// after its context was freed once came out as garbage, and some of its
+/// messages end in a newline).
+func expectCutAndDamagedCopiesShownOrRefusedByName(
+    _ whole: [UInt8], name: String, slot: PixelSize, count: Int, loader: PictureLoader,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    func decode(_ bytes: [UInt8]) {
+        do { _ = try loader.load(bytes: bytes, path: name, fittedTo: slot) } catch {
+            #expect(error.description.hasPrefix(name + ": "), "\(error)", sourceLocation: sourceLocation)
+            #expect(error.description.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.isASCII && $0.value >= 0x20 }, "\(error)",
+                    sourceLocation: sourceLocation)
+        }
+    }
+    for length in 1..<whole.count { decode(Array(whole.prefix(length))) }
+    damagedCopies(of: whole, count: count).forEach(decode)
+}
+
+/// RGBA samples for `size`: colour ramps, alpha from 0 at the left edge to
+/// opaque from x = 32 on (the alpha tests of the phone formats).
+func transparencyRamp(_ size: PixelSize) -> [UInt8] {
+    var rgba = [UInt8]()
+    for y in 0..<size.height {
+        for x in 0..<size.width { rgba += [UInt8(x * 4), UInt8(y * 6), 200, UInt8(min(255, x * 8))] }
+    }
+    return rgba
+}
+
 /// JPEG is lossy: flat colours come back within a few levels.
 func nearlyEqual(_ a: UInt32, _ b: UInt32, tolerance: Int = 4) -> Bool {
     let x = RGBColor(xrgb: a), y = RGBColor(xrgb: b)
