@@ -115,6 +115,49 @@ struct YCbCrPicture {
     }
 }
 
+extension YCbCrPicture {
+    /// A picture that comes a row of tiles at a time (``HEIFCodec``'s grids
+    /// with libheif 1.18 and later), resampled to `fitted` as it comes:
+    /// `row(r)` gives the tiles of tile row `r`, left to right, each at
+    /// least `tiling.tile` in size, and is asked for each row once, top to
+    /// bottom. Only that row of tiles is held.
+    static func resampled(
+        _ tiling: HEIFCodec.TileLayout, to fitted: PixelSize, background: RGBColor,
+        row tiles: (Int) throws(ImageFileError) -> [YCbCrPicture]
+    ) throws(ImageFileError) -> RasterImage {
+        var band: [(picture: YCbCrPicture, converter: RowConverter)] = []
+        var bandRow = -1
+        var failure: ImageFileError?
+        var line = [UInt32](repeating: 0, count: tiling.size.width)
+        let picture = line.withUnsafeMutableBufferPointer { line in
+            resample(rowsOf: tiling.size, to: fitted) { y in
+                let shifted = y + tiling.offset.y
+                let row = shifted / tiling.tile.height
+                if row != bandRow && failure == nil {
+                    band = []   // the last row of tiles goes before the next is decoded
+                    do throws(ImageFileError) {
+                        band = try tiles(row).map { ($0, RowConverter($0, background: background)) }
+                    } catch {
+                        failure = error
+                    }
+                    bandRow = row
+                }
+                let local = shifted - row * tiling.tile.height
+                for (column, tile) in band.enumerated() {
+                    // The part of the picture's row this tile covers, and where it is in the tile.
+                    let start = column * tiling.tile.width - tiling.offset.x
+                    let from = max(0, start), to = min(tiling.size.width, start + tiling.tile.width)
+                    guard from < to, local < tile.picture.size.height, to - start <= tile.picture.size.width else { continue }
+                    tile.converter.convert(row: local, from: from - start, into: UnsafeMutableBufferPointer(rebasing: line[from..<to]))
+                }
+                return UnsafePointer(line.baseAddress!)
+            }
+        }
+        if let failure { throw failure }
+        return picture
+    }
+}
+
 /// Y, Cb and Cr samples to XRGB through tables: for each possible sample
 /// value, its share of red, green and blue in 8-bit levels with 12 bits of
 /// fraction, range and depth folded in. A pixel is then three or four

@@ -98,16 +98,6 @@ func channelDifferences(_ a: RasterImage, _ b: RasterImage) -> (mean: Double, wo
     return (Double(total) / Double(max(1, a.pixels.count * 3)), worst)
 }
 
-/// The share of channel values of `a` within `levels` of `b`'s.
-func fractionWithin(_ levels: Int, _ a: RasterImage, _ b: RasterImage) -> Double {
-    precondition(a.size == b.size, "\(a.size) against \(b.size)")
-    var close = 0
-    for (p, q) in zip(a.pixels, b.pixels) {
-        for shift: UInt32 in [16, 8, 0] where abs(Int((p >> shift) & 0xFF) - Int((q >> shift) & 0xFF)) <= levels { close += 1 }
-    }
-    return Double(close) / Double(max(1, a.pixels.count * 3))
-}
-
 @Suite struct JPEGTests {
     let factors = JPEGCodec.scalingFactors
 
