@@ -125,24 +125,35 @@ extension YCbCrPicture {
         _ tiling: HEIFCodec.TileLayout, to fitted: PixelSize, background: RGBColor,
         row tiles: (Int) throws(ImageFileError) -> [YCbCrPicture]
     ) throws(ImageFileError) -> RasterImage {
+        // Narrower than the picture: each row of tiles is joined and its
+        // planes narrowed by libyuv before any conversion, and the resampler
+        // is left only the rows to reduce.
+        let narrowing = fitted.width < tiling.size.width
+        let rowWidth = narrowing ? fitted.width : tiling.size.width
         var band: [(picture: YCbCrPicture, converter: RowConverter)] = []
         var bandRow = -1
         var failure: ImageFileError?
-        var line = [UInt32](repeating: 0, count: tiling.size.width)
+        var line = [UInt32](repeating: 0, count: rowWidth)
         let picture = line.withUnsafeMutableBufferPointer { line in
-            resample(rowsOf: tiling.size, to: fitted) { y in
+            resample(rowsOf: PixelSize(width: rowWidth, height: tiling.size.height), to: fitted) { y in
                 let shifted = y + tiling.offset.y
                 let row = shifted / tiling.tile.height
                 if row != bandRow && failure == nil {
                     band = []   // the last row of tiles goes before the next is decoded
                     do throws(ImageFileError) {
-                        band = try tiles(row).map { ($0, RowConverter($0, background: background)) }
+                        let decoded = try tiles(row)
+                        let pictures = narrowing ? [narrowed(decoded, tiling, to: rowWidth)] : decoded
+                        band = pictures.map { ($0, RowConverter($0, background: background)) }
                     } catch {
                         failure = error
                     }
                     bandRow = row
                 }
                 let local = shifted - row * tiling.tile.height
+                if narrowing, let narrowed = band.first {
+                    if local < narrowed.picture.size.height { narrowed.converter.convert(row: local, from: 0, into: line) }
+                    return UnsafePointer(line.baseAddress!)
+                }
                 for (column, tile) in band.enumerated() {
                     // The part of the picture's row this tile covers, and where it is in the tile.
                     let start = column * tiling.tile.width - tiling.offset.x
@@ -155,6 +166,48 @@ extension YCbCrPicture {
         }
         if let failure { throw failure }
         return picture
+    }
+
+    /// A row of tiles (each at least `tiling.tile`, all of one layout and
+    /// depth, as a grid's are) joined side by side, and the picture's
+    /// columns in it narrowed to `width` plane by plane with libyuv's box
+    /// filter; its rows are kept.
+    private static func narrowed(_ tiles: [YCbCrPicture], _ tiling: HEIFCodec.TileLayout, to width: Int) -> YCbCrPicture {
+        let first = tiles[0], storage = PlaneStorage()
+        func narrowed(_ plane: (YCbCrPicture) -> Plane?, shift: (x: Int, y: Int), depth: Int) -> Plane? {
+            let bytes = depth > 8 ? 2 : 1
+            let tileWidth = (tiling.tile.width + (1 << shift.x) - 1) >> shift.x
+            let rows = (tiling.tile.height + (1 << shift.y) - 1) >> shift.y
+            let joinedWidth = tileWidth * tiles.count
+            let joined = storage.allocate(joinedWidth * rows * bytes)
+            for (index, tile) in tiles.enumerated() {
+                guard let source = plane(tile) else { return nil }
+                for row in 0..<rows {
+                    (joined + (row * joinedWidth + index * tileWidth) * bytes).copyMemory(from: source.base + row * source.rowBytes, byteCount: tileWidth * bytes)
+                }
+            }
+            let x0 = tiling.offset.x >> shift.x
+            let from = min(joinedWidth - x0, ((tiling.offset.x + tiling.size.width + (1 << shift.x) - 1) >> shift.x) - x0)
+            let to = (width + (1 << shift.x) - 1) >> shift.x
+            let target = storage.allocate(to * rows * bytes)
+            if bytes == 2 {
+                ScalePlane_16((joined + x0 * 2).assumingMemoryBound(to: UInt16.self), Int32(joinedWidth), Int32(from), Int32(rows),
+                              target.assumingMemoryBound(to: UInt16.self), Int32(to), Int32(to), Int32(rows), kFilterBox)
+            } else {
+                ScalePlane((joined + x0).assumingMemoryBound(to: UInt8.self), Int32(joinedWidth), Int32(from), Int32(rows),
+                           target.assumingMemoryBound(to: UInt8.self), Int32(to), Int32(to), Int32(rows), kFilterBox)
+            }
+            return Plane(base: UnsafeRawPointer(target), rowBytes: to * bytes)
+        }
+        let whole = (x: 0, y: 0)
+        let chroma = first.chroma == nil ? nil : narrowed({ $0.chroma?.cb }, shift: first.chromaShift, depth: first.depth).flatMap { cb in
+            narrowed({ $0.chroma?.cr }, shift: first.chromaShift, depth: first.depth).map { (cb: cb, cr: $0) }
+        }
+        return YCbCrPicture(
+            size: PixelSize(width: width, height: tiling.tile.height),
+            luma: narrowed({ $0.luma }, shift: whole, depth: first.depth)!, chroma: chroma, chromaShift: first.chromaShift,
+            alpha: first.alpha == nil ? nil : narrowed({ $0.alpha }, shift: whole, depth: first.alphaDepth),
+            depth: first.depth, alphaDepth: first.alphaDepth, premultiplied: first.premultiplied, colour: first.colour, owner: storage)
     }
 }
 

@@ -186,9 +186,13 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         let half = try loader.load(path, fittedTo: PixelSize(width: 550, height: 350))
         if HEIFCodec.decodesGridTilesAlone {
             // libheif 1.18 and later (Debian 13): a row of tiles at a time,
-            // each converted and resampled as the rows come, exactly as
-            // heif-convert's whole picture resampled (the seams leave no trace).
-            #expect(half == resample(converted, to: half.size))
+            // joined and narrowed by libyuv, then converted and reduced down:
+            // heif-convert's whole picture halved, within the difference of
+            // a box across and a tent down against a tent both ways, and of
+            // chroma averaged over its own 4:2:0 samples (measured with
+            // libheif 1.23: mean 0.60 levels, worst 19).
+            let (mean, worst) = channelDifferences(half, resample(converted, to: half.size))
+            #expect(mean < 1 && worst <= 32, "mean \(mean), worst \(worst) levels")
             return
         }
         // libheif 1.15 composes the grid whole, and the planes are halved
