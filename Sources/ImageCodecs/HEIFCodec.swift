@@ -103,9 +103,7 @@ public enum HEIFCodec {
         /// nothing, and 10- and 12-bit samples stay as they are.
         func decodePlanes(maximumPixels: Int) throws(ImageFileError) -> YCbCrPicture {
             let size = self.size
-            guard size.width > 0, size.height > 0 else { throw ImageFileError(path: path, reason: .corrupt("a HEIF image with no pixels")) }
-            guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
-            if let refusal = derivationRefusal { throw ImageFileError(path: path, reason: .corrupt(refusal)) }
+            try checkBeforeDecoding(maximumPixels: maximumPixels)
             var decoded: OpaquePointer?
             let error = heif_decode_image(handle, &decoded, heif_colorspace_undefined, heif_chroma_undefined, nil)
             guard error.code == heif_error_Ok, let decoded else { throw ImageFileError(path: path, reason: .corrupt(HEIFCodec.describe(error))) }
@@ -136,8 +134,7 @@ public enum HEIFCodec {
         /// 1.23 on a 48-tile grid: 768 ms with two threads on one context,
         /// 383 to 402 with a context each, 404 for its own whole decode).
         func decodeInTileRows(_ tiling: TileLayout, fittedTo fitted: PixelSize, background: RGBColor, maximumPixels: Int) throws(ImageFileError) -> RasterImage {
-            guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
-            if let refusal = derivationRefusal { throw ImageFileError(path: path, reason: .corrupt(refusal)) }
+            try checkBeforeDecoding(maximumPixels: maximumPixels)
             let workers = max(1, min(tiling.columns, ProcessInfo.processInfo.activeProcessorCount))
             var contexts = [self]
             for _ in 1..<workers { contexts.append(try sibling()) }
@@ -209,6 +206,15 @@ public enum HEIFCodec {
                 chromaShift: chroma == heif_chroma_420 ? (1, 1) : chroma == heif_chroma_422 ? (1, 0) : (0, 0),
                 alpha: alpha, depth: depth, alphaDepth: alpha == nil ? 8 : Int(heif_image_get_bits_per_pixel_range(decoded, heif_channel_Alpha)),
                 premultiplied: heif_image_handle_is_premultiplied_alpha(handle) != 0, colour: colour, owner: image)
+        }
+
+        /// What is refused before libheif decodes a pixel, whole or in tiles:
+        /// no pixels, over `maximumPixels`, or derived images libheif 1.15 cannot survive.
+        private func checkBeforeDecoding(maximumPixels: Int) throws(ImageFileError) {
+            let size = self.size
+            guard size.width > 0, size.height > 0 else { throw ImageFileError(path: path, reason: .corrupt("a HEIF image with no pixels")) }
+            guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
+            if let refusal = derivationRefusal { throw ImageFileError(path: path, reason: .corrupt(refusal)) }
         }
 
         /// Why libheif must not decode this file (``HEIFDerivationCheck``), read from where libheif reads it.

@@ -80,14 +80,7 @@ struct YCbCrPicture {
                                  height: ((rect.y + rect.height + (1 << shift.y) - 1) >> shift.y) - y0)
             let to = PixelSize(width: (size.width + (1 << shift.x) - 1) >> shift.x, height: (size.height + (1 << shift.y) - 1) >> shift.y)
             let target = storage.allocate(to.pixelCount * bytes)
-            let source = plane.base + y0 * plane.rowBytes + x0 * bytes
-            if bytes == 2 {
-                ScalePlane_16(source.assumingMemoryBound(to: UInt16.self), Int32(plane.rowBytes / 2), Int32(from.width), Int32(from.height),
-                              target.assumingMemoryBound(to: UInt16.self), Int32(to.width), Int32(to.width), Int32(to.height), kFilterBox)
-            } else {
-                ScalePlane(source.assumingMemoryBound(to: UInt8.self), Int32(plane.rowBytes), Int32(from.width), Int32(from.height),
-                           target.assumingMemoryBound(to: UInt8.self), Int32(to.width), Int32(to.width), Int32(to.height), kFilterBox)
-            }
+            YCbCrPicture.boxScale(plane.base + y0 * plane.rowBytes + x0 * bytes, rowBytes: plane.rowBytes, from: from, into: target, to: to, bytes: bytes)
             return Plane(base: UnsafeRawPointer(target), rowBytes: to.width * bytes)
         }
         let whole = (x: 0, y: 0)
@@ -96,6 +89,19 @@ struct YCbCrPicture {
             chroma: chroma.map { (cb: scaled($0.cb, shift: chromaShift, sampleDepth: depth), cr: scaled($0.cr, shift: chromaShift, sampleDepth: depth)) },
             chromaShift: chromaShift, alpha: alpha.map { scaled($0, shift: whole, sampleDepth: alphaDepth) },
             depth: depth, alphaDepth: alphaDepth, premultiplied: premultiplied, colour: colour, owner: storage)
+    }
+
+    /// libyuv's box filter from the `from` samples at `source` (rows
+    /// `rowBytes` apart) to the `to` samples at `target` (packed), for
+    /// samples of `bytes` (1, or 2 for 9 to 16 bits).
+    static func boxScale(_ source: UnsafeRawPointer, rowBytes: Int, from: PixelSize, into target: UnsafeMutableRawPointer, to: PixelSize, bytes: Int) {
+        if bytes == 2 {
+            ScalePlane_16(source.assumingMemoryBound(to: UInt16.self), Int32(rowBytes / 2), Int32(from.width), Int32(from.height),
+                          target.assumingMemoryBound(to: UInt16.self), Int32(to.width), Int32(to.width), Int32(to.height), kFilterBox)
+        } else {
+            ScalePlane(source.assumingMemoryBound(to: UInt8.self), Int32(rowBytes), Int32(from.width), Int32(from.height),
+                       target.assumingMemoryBound(to: UInt8.self), Int32(to.width), Int32(to.width), Int32(to.height), kFilterBox)
+        }
     }
 
     /// Planes of a reduced picture, freed with it.
@@ -190,13 +196,8 @@ extension YCbCrPicture {
             let from = min(joinedWidth - x0, ((tiling.offset.x + tiling.size.width + (1 << shift.x) - 1) >> shift.x) - x0)
             let to = (width + (1 << shift.x) - 1) >> shift.x
             let target = storage.allocate(to * rows * bytes)
-            if bytes == 2 {
-                ScalePlane_16((joined + x0 * 2).assumingMemoryBound(to: UInt16.self), Int32(joinedWidth), Int32(from), Int32(rows),
-                              target.assumingMemoryBound(to: UInt16.self), Int32(to), Int32(to), Int32(rows), kFilterBox)
-            } else {
-                ScalePlane((joined + x0).assumingMemoryBound(to: UInt8.self), Int32(joinedWidth), Int32(from), Int32(rows),
-                           target.assumingMemoryBound(to: UInt8.self), Int32(to), Int32(to), Int32(rows), kFilterBox)
-            }
+            boxScale(joined + x0 * bytes, rowBytes: joinedWidth * bytes, from: PixelSize(width: from, height: rows),
+                     into: target, to: PixelSize(width: to, height: rows), bytes: bytes)
             return Plane(base: UnsafeRawPointer(target), rowBytes: to * bytes)
         }
         let whole = (x: 0, y: 0)
