@@ -110,20 +110,35 @@ public enum HEIFCodec {
             return try planes(of: DecodedImage(decoded), size: size)
         }
 
-        /// A grid as libheif 1.18 and later can decode it, a tile at a time:
-        /// its layout after the container's turn and crop. Nil with libheif
-        /// 1.15 (Debian 12), for a single image, or where the tiles cannot be
-        /// decoded alone (libheif then reports one tile).
-        var tiling: TileLayout? {
-            var layout = [UInt32](repeating: 0, count: 8)
-            guard kiosk_heif_tiling(handle, &layout) != 0 else { return nil }
-            let tiling = TileLayout(
-                columns: Int(layout[0]), rows: Int(layout[1]), tile: PixelSize(width: Int(layout[2]), height: Int(layout[3])),
-                size: PixelSize(width: Int(layout[4]), height: Int(layout[5])), offset: (x: Int(layout[6]), y: Int(layout[7])))
+        /// How a grid's tiles are decoded one at a time.
+        enum TileDecoder {
+            /// libheif 1.18 and later: its tile API, through a context per thread.
+            case libheif
+            /// libheif 1.15: each tile handed to it as a file of its own (``HEIFGridTiles``).
+            case singleFiles(HEIFGridTiles)
+        }
+
+        /// A grid whose tiles can be decoded one at a time: its layout after
+        /// the container's turn and crop, and how. Nil for a single image, and
+        /// where the tiles cannot be decoded alone (libheif 1.18 then reports
+        /// one tile; with 1.15, ``HEIFGridTiles`` reads no plain grid).
+        var tiling: (layout: TileLayout, decoder: TileDecoder)? {
+            let found: (layout: TileLayout, decoder: TileDecoder)
+            if kiosk_heif_decodes_tiles() != 0 {
+                var layout = [UInt32](repeating: 0, count: 8)
+                guard kiosk_heif_tiling(handle, &layout) != 0 else { return nil }
+                found = (TileLayout(
+                    columns: Int(layout[0]), rows: Int(layout[1]), tile: PixelSize(width: Int(layout[2]), height: Int(layout[3])),
+                    size: PixelSize(width: Int(layout[4]), height: Int(layout[5])), offset: (x: Int(layout[6]), y: Int(layout[7]))), .libheif)
+            } else {
+                guard let grid = withFileParts({ read in HEIFGridTiles.read(read) }) ?? nil else { return nil }
+                found = (grid.layout, .singleFiles(grid))
+            }
+            let tiling = found.layout
             guard tiling.columns * tiling.rows > 1, tiling.tile.width > 0, tiling.tile.height > 0, tiling.size == size,
                   tiling.columns * tiling.tile.width >= tiling.size.width + tiling.offset.x,
                   tiling.rows * tiling.tile.height >= tiling.size.height + tiling.offset.y else { return nil }
-            return tiling
+            return found
         }
 
         /// The picture decoded a row of tiles at a time and fitted to `fitted`:
@@ -133,23 +148,54 @@ public enum HEIFCodec {
         /// decodes one context's tiles one at a time (measured with libheif
         /// 1.23 on a 48-tile grid: 768 ms with two threads on one context,
         /// 383 to 402 with a context each, 404 for its own whole decode).
-        func decodeInTileRows(_ tiling: TileLayout, fittedTo fitted: PixelSize, background: RGBColor, maximumPixels: Int) throws(ImageFileError) -> RasterImage {
+        func decodeInTileRows(_ tiling: TileLayout, by decoder: TileDecoder, fittedTo fitted: PixelSize, background: RGBColor, maximumPixels: Int) throws(ImageFileError) -> RasterImage {
             try checkBeforeDecoding(maximumPixels: maximumPixels)
             let workers = max(1, min(tiling.columns, ProcessInfo.processInfo.activeProcessorCount))
-            var contexts = [self]
-            for _ in 1..<workers { contexts.append(try sibling()) }
-            let handles = contexts.map { SharedHandle($0.handle) }
-            return try YCbCrPicture.resampled(tiling, to: fitted, background: background) { row throws(ImageFileError) in
-                let results = TileResults(count: tiling.columns)
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    for column in stride(from: worker, to: tiling.columns, by: workers) {
-                        var decoded: OpaquePointer?
-                        let error = kiosk_heif_decode_tile(handles[worker].handle, &decoded, UInt32(column), UInt32(row))
-                        results.slots[column] = error.code == heif_error_Ok
-                            ? decoded.map { .success(DecodedImage($0)) } : .failure(TileFailure(reason: HEIFCodec.describe(error)))
+            switch decoder {
+            case .libheif:
+                var contexts = [self]
+                for _ in 1..<workers { contexts.append(try sibling()) }
+                let handles = contexts.map { SharedHandle($0.handle) }
+                return try withExtendedLifetime(contexts) { () throws(ImageFileError) in
+                    try resampled(tiling, fittedTo: fitted, background: background, workers: workers) { row throws(ImageFileError) in
+                        { worker, column in
+                            var decoded: OpaquePointer?
+                            let error = kiosk_heif_decode_tile(handles[worker].handle, &decoded, UInt32(column), UInt32(row))
+                            guard error.code == heif_error_Ok else { return .failure(TileFailure(reason: HEIFCodec.describe(error))) }
+                            return decoded.map { .success(DecodedImage($0)) } ?? .failure(TileFailure(reason: "libheif gave no tile"))
+                        }
                     }
                 }
-                _ = contexts   // kept open until the last row
+            case .singleFiles(let grid):
+                let picture = try withFileParts { read throws(ImageFileError) in
+                    try resampled(tiling, fittedTo: fitted, background: background, workers: workers) { row throws(ImageFileError) in
+                        // The row's tiles read here; the threads only decode.
+                        let files = try (0..<tiling.columns).map { column throws(ImageFileError) in
+                            guard let file = grid.file(forTileAt: column, row, read: read) else {
+                                throw ImageFileError(path: path, reason: .corrupt("a tile's data lies past the end of the file"))
+                            }
+                            return file
+                        }
+                        return { _, column in HEIFCodec.decodeAlone(files[column]) }
+                    }
+                }
+                guard let picture else { throw ImageFileError(path: path, reason: .corrupt("the file could not be opened again to read its tiles")) }
+                return picture
+            }
+        }
+
+        /// The tiles' rows decoded on `workers` threads (`decoder(row)` gives
+        /// the function that decodes a row's tile on a thread) and resampled.
+        private func resampled(
+            _ tiling: TileLayout, fittedTo fitted: PixelSize, background: RGBColor, workers: Int,
+            decoder: (_ row: Int) throws(ImageFileError) -> @Sendable (_ worker: Int, _ column: Int) -> Result<DecodedImage, TileFailure>
+        ) throws(ImageFileError) -> RasterImage {
+            try YCbCrPicture.resampled(tiling, to: fitted, background: background) { row throws(ImageFileError) in
+                let decode = try decoder(row)
+                let results = TileResults(count: tiling.columns)
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    for column in stride(from: worker, to: tiling.columns, by: workers) { results.slots[column] = decode(worker, column) }
+                }
                 return try results.slots.map { result throws(ImageFileError) in
                     switch result {
                     case .success(let image)?:
@@ -209,24 +255,29 @@ public enum HEIFCodec {
         }
 
         /// What is refused before libheif decodes a pixel, whole or in tiles:
-        /// no pixels, over `maximumPixels`, or derived images libheif 1.15 cannot survive.
+        /// no pixels, over `maximumPixels`, or derived images libheif 1.15
+        /// cannot survive (``HEIFDerivationCheck``, read from where libheif
+        /// reads; a file that can no longer be opened libheif reports itself).
         private func checkBeforeDecoding(maximumPixels: Int) throws(ImageFileError) {
             let size = self.size
             guard size.width > 0, size.height > 0 else { throw ImageFileError(path: path, reason: .corrupt("a HEIF image with no pixels")) }
             guard size.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(size)) }
-            if let refusal = derivationRefusal { throw ImageFileError(path: path, reason: .corrupt(refusal)) }
+            if let refusal = withFileParts({ read in HEIFDerivationCheck.refusal(maximumPixels: maximumPixels, read: read) }) ?? nil {
+                throw ImageFileError(path: path, reason: refusal)
+            }
         }
 
-        /// Why libheif must not decode this file (``HEIFDerivationCheck``), read from where libheif reads it.
-        private var derivationRefusal: String? {
+        /// `body` given parts of the file, read from where libheif reads it:
+        /// `read(offset, count)` gives up to `count` bytes from `offset`.
+        /// Nil when the file can no longer be opened.
+        func withFileParts<T, Failure: Error>(_ body: (_ read: (Int, Int) -> [UInt8]) throws(Failure) -> T) throws(Failure) -> T? {
             if let bytes {
-                return HEIFDerivationCheck.refusal { offset, count in
-                    offset < length ? Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<min(length, offset + count)])) : []
+                return try body { offset, count in
+                    offset < length ? Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + min(count, length - offset))])) : []
                 }
             }
-            // Unreadable now: libheif reports it as it reads.
             guard let file = try? FileDescriptor(opening: path, flags: O_RDONLY) else { return nil }
-            return HEIFDerivationCheck.refusal { (try? readFilePart(file, path: path, at: $0, count: $1)) ?? [] }
+            return try body { (try? readFilePart(file, path: path, at: $0, count: $1)) ?? [] }
         }
 
         /// The `Exif` item as libexif reads it; nil when there is none.
@@ -280,19 +331,35 @@ public enum HEIFCodec {
         deinit { heif_image_release(image) }
     }
 
-    /// libheif's words for `error`, on one line (some of its messages end in a newline).
+    /// libheif's words for `error`, on one line (some of its messages end
+    /// in a newline, and libheif 1.15 writes a damaged file's construction
+    /// method into one as a raw byte).
     static func describe(_ error: heif_error) -> String {
         let words = error.message.map { String(cString: $0) } ?? ""
-        let line = words.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+        let line = words.split(whereSeparator: \.isNewline)
+            .map { String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })).trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
         return line.isEmpty ? "libheif error \(error.code.rawValue)" : line
     }
 }
 
 extension HEIFCodec {
-    /// True where libheif (1.18 and later) lets kioskd decode a grid a row
-    /// of tiles at a time (``PrimaryImage/decodeInTileRows(_:fittedTo:background:maximumPixels:)``);
-    /// false with Debian 12's 1.15, which composes the grid whole.
-    public static var decodesGridTilesAlone: Bool { kiosk_heif_decodes_tiles() != 0 }
+    /// One HEVC image in a file of its own (a grid's tile, written by
+    /// ``HEIFGridTiles``), decoded by libheif to its decoder's planes.
+    static func decodeAlone(_ file: [UInt8]) -> Result<DecodedImage, TileFailure> {
+        guard let context = heif_context_alloc() else { return .failure(TileFailure(reason: "libheif cannot allocate a context")) }
+        defer { heif_context_free(context) }
+        return file.withUnsafeBytes { bytes in
+            var handle: OpaquePointer?, decoded: OpaquePointer?
+            var error = heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil)
+            if error.code == heif_error_Ok { error = heif_context_get_primary_image_handle(context, &handle) }
+            if error.code == heif_error_Ok { error = heif_decode_image(handle, &decoded, heif_colorspace_undefined, heif_chroma_undefined, nil) }
+            heif_image_handle_release(handle)
+            // The message lives in the context: read before it is freed.
+            guard error.code == heif_error_Ok, let decoded else { return .failure(TileFailure(reason: HEIFCodec.describe(error))) }
+            return .success(DecodedImage(decoded))
+        }
+    }
 }
 
 extension HEIFCodec: PictureCodec {
@@ -333,10 +400,10 @@ extension HEIFCodec: PictureCodec {
 
     private static func decode(_ primary: consuming PrimaryImage, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture {
         var primary: PrimaryImage? = primary
-        if let tiling = primary!.tiling {
-            // libheif 1.18 and later: a row of tiles at a time, never the composed grid.
+        if case let (tiling, decoder)? = primary!.tiling {
+            // A grid: a row of tiles at a time, never the composed grid.
             let picture = try primary!.decodeInTileRows(
-                tiling, fittedTo: aspectFitSize(of: tiling.size, in: slot), background: options.background, maximumPixels: options.maximumHEIFPixels)
+                tiling, by: decoder, fittedTo: aspectFitSize(of: tiling.size, in: slot), background: options.background, maximumPixels: options.maximumHEIFPixels)
             return DecodedPicture(
                 picture: picture, info: PictureInfo(format: name, originalSize: tiling.size, dateTaken: primary!.exif.flatMap(EXIFDateTaken.read), note: primary!.note))
         }

@@ -11,8 +11,14 @@
 /// the `meta` box: a few kilobytes at the file's start in every photo)
 /// and refuses a file whose derived images form a cycle, or nest deeper
 /// than ``maximumDepth`` (an iPhone's grid is one level: grid, then tiles;
-/// deeper nesting only multiplies libheif's threads). This reads box
-/// headers and reference lists only; decoding stays libheif's.
+/// deeper nesting only multiplies libheif's threads).
+///
+/// libheif 1.15 also allocates a grid's or an overlay's canvas at the size
+/// the derived image's own data declares, whatever its `ispe` (the size
+/// the pixel limit was checked against) says: a 675-byte grid the fuzz
+/// target made declared 26991x30316 and took libheif past 2 GB. Each such
+/// declared canvas is held to the pixel limit too. This reads box headers,
+/// reference lists and those sizes only; decoding stays libheif's.
 public enum HEIFDerivationCheck {
     public static let maximumDepth = 3
     /// A `meta` box larger than this is refused rather than read: phones write a few tens of kilobytes.
@@ -20,35 +26,41 @@ public enum HEIFDerivationCheck {
 
     /// Why the file must not be decoded, or nil. `read(offset, count)` gives
     /// up to `count` bytes from `offset` (fewer at the end of the file).
-    public static func refusal(read: (Int, Int) -> [UInt8]) -> String? {
+    public static func refusal(maximumPixels: Int, read: (Int, Int) -> [UInt8]) -> ImageFileError.Reason? {
         let meta: [UInt8]
-        switch metaBox(read: read) {
+        switch ISOBMFF.topLevelMeta(maximumBytes: maximumMetaBytes, read: read) {
         case .none: return nil
-        case .tooLarge: return "its description (meta box) is over 16 MB"
+        case .tooLarge: return .corrupt("its description (meta box) is over 16 MB")
+        case .twice: return .corrupt("it holds two descriptions (meta boxes)")
         case .found(let bytes): meta = bytes
         }
+        if let cycle = derivationRefusal(meta) { return .corrupt(cycle) }
+        let items = HEIFItems(meta)
+        for (item, type) in items.types.sorted(by: { $0.key < $1.key }) where type == "grid" || type == "iovl" {
+            // Where kioskd cannot read the size, libheif is not asked to.
+            guard let canvas = items.declaredCanvas(of: item, read: read) else { return .corrupt("its \(type) image's description cannot be read") }
+            let (pixels, overflow) = canvas.size.width.multipliedReportingOverflow(by: canvas.size.height)
+            if overflow || pixels > maximumPixels { return .tooLarge(canvas.size) }
+        }
+        return nil
+    }
+
+    /// Why the derived images must not be decoded (a cycle, or too deep), or nil.
+    private static func derivationRefusal(_ meta: [UInt8]) -> String? {
         var inputs: [UInt32: [UInt32]] = [:]
-        for box in children(of: meta, from: 4) where box.type == "iref" {
+        for box in ISOBMFF.boxes(in: meta, 4..<meta.count) where box.type == "iref" {
             // Read as libheif 1.15 reads it: entry after entry, each entry's
             // own size ignored (a fuzzed file's say 100 MB and are still
             // followed), so the check sees the references libheif will.
-            let reference = Array(meta[box.contents])
-            guard let version = reference.first else { continue }
+            var reference = ISOBMFF.Reader(meta, box.contents)
+            guard let (version, _) = reference.versionAndFlags() else { continue }
             let idBytes = version == 0 ? 2 : 4
-            var at = 4
-            func number(_ bytes: Int) -> UInt64? {
-                guard at + bytes <= reference.count else { return nil }
-                defer { at += bytes }
-                return reference[at..<(at + bytes)].reduce(0) { $0 << 8 | UInt64($1) }
-            }
-            while let size = number(4), at + 4 <= reference.count {
-                let type = String(decoding: reference[at..<(at + 4)], as: UTF8.self)
-                at += 4
-                if size == 1, number(8) == nil { break }
-                guard let from = number(idBytes).map(UInt32.init), let count = number(2) else { break }
+            while let size = reference.number(4), let type = reference.fourCC() {
+                if size == 1, reference.number(8) == nil { break }
+                guard let from = reference.number(idBytes).map(UInt32.init), let count = reference.number(2) else { break }
                 var to: [UInt32] = []
                 for _ in 0..<count {
-                    guard let id = number(idBytes) else { break }
+                    guard let id = reference.number(idBytes) else { break }
                     to.append(UInt32(id))
                 }
                 switch type {
@@ -93,49 +105,5 @@ public enum HEIFDerivationCheck {
     private enum Refusal: Error {
         case cycle(UInt32)
         case tooDeep
-    }
-
-    private enum Meta {
-        case none, tooLarge
-        case found([UInt8])
-    }
-
-    /// The top-level `meta` box's contents.
-    private static func metaBox(read: (Int, Int) -> [UInt8]) -> Meta {
-        var offset = 0
-        for _ in 0..<64 {
-            let header = read(offset, 16)
-            guard header.count >= 8 else { return .none }
-            var size = Int(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-            var headerBytes = 8
-            if size == 1 {
-                guard header.count >= 16 else { return .none }
-                size = Int(clamping: header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-                headerBytes = 16
-            }
-            if header[4..<8].elementsEqual("meta".utf8) {
-                // 0: the box runs to the end of the file.
-                guard size == 0 || size - headerBytes <= maximumMetaBytes else { return .tooLarge }
-                let contents = read(offset + headerBytes, size == 0 ? maximumMetaBytes + 1 : size - headerBytes)
-                return contents.count > maximumMetaBytes ? .tooLarge : .found(contents)
-            }
-            guard size >= headerBytes else { return .none }
-            offset += size
-        }
-        return .none
-    }
-
-    /// The boxes in `bytes` from `start`: each one's type and where its contents lie.
-    private static func children(of bytes: [UInt8], from start: Int) -> [(type: String, contents: Range<Int>)] {
-        var boxes: [(String, Range<Int>)] = []
-        var offset = start
-        while offset + 8 <= bytes.count {
-            let size = Int(bytes[offset..<(offset + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-            let end = size == 0 ? bytes.count : offset + size
-            guard size == 0 || size >= 8, end <= bytes.count else { break }
-            boxes.append((String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self), (offset + 8)..<end))
-            offset = end
-        }
-        return boxes
     }
 }

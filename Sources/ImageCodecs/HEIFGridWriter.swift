@@ -19,7 +19,12 @@ public enum HEIFGridWriter {
         public let description: String
     }
 
-    public static func encode(_ image: RasterImage, tile: Int = 512, quality: Int = 85) throws(Failure) -> [UInt8] {
+    /// `image` as a grid of `tile`-square tiles; `turns` quarter turns
+    /// anticlockwise (`irot`) then `mirror` (`imir`) on the grid, as a phone
+    /// records how to show what its sensor saw.
+    public static func encode(
+        _ image: RasterImage, tile: Int = 512, quality: Int = 85, turns: Int = 0, mirror: ImageOrientation.ContainerMirror? = nil
+    ) throws(Failure) -> [UInt8] {
         let columns = (image.width + tile - 1) / tile, rows = (image.height + tile - 1) / tile
         guard columns <= 256, rows <= 256, image.width < 1 << 16, image.height < 1 << 16 else { throw Failure(description: "too large for a grid of 16-bit sizes") }
         var configurations: [[UInt8]] = [], tiles: [(configuration: Int, data: [UInt8])] = []
@@ -37,41 +42,46 @@ public enum HEIFGridWriter {
         }
         let gridID = tiles.count + 1
         func meta(dataStart: Int) -> [UInt8] {
-            var locations = u16(tiles.count + 1)
+            var locations = ISOBMFF.u16(tiles.count + 1)
             var offset = dataStart
             for (index, tile) in tiles.enumerated() {
-                locations += join(u16(index + 1), u16(0), u16(0), u16(1), u32(offset), u32(tile.data.count))
+                locations += ISOBMFF.join(ISOBMFF.u16(index + 1), ISOBMFF.u16(0), ISOBMFF.u16(0), ISOBMFF.u16(1), ISOBMFF.u32(offset), ISOBMFF.u32(tile.data.count))
                 offset += tile.data.count
             }
-            locations += join(u16(gridID), u16(1), u16(0), u16(1), u32(0), u32(8))   // construction method 1: in idat
-            var entries = u16(tiles.count + 1)
-            for index in tiles.indices { entries += fullBox("infe", version: 2, flags: 1, join(u16(index + 1), u16(0), ascii("hvc1"), [0])) }
-            entries += fullBox("infe", version: 2, flags: 0, join(u16(gridID), u16(0), ascii("grid"), [0]))
-            let references = box("dimg", join(u16(gridID), u16(tiles.count), tiles.indices.flatMap { u16($0 + 1) }))
-            let grid = join([0, 0, UInt8(rows - 1), UInt8(columns - 1)], u16(image.width), u16(image.height))
+            locations += ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(1), ISOBMFF.u16(0), ISOBMFF.u16(1), ISOBMFF.u32(0), ISOBMFF.u32(8))   // construction method 1: in idat
+            var entries = ISOBMFF.u16(tiles.count + 1)
+            for index in tiles.indices { entries += ISOBMFF.fullBox("infe", version: 2, flags: 1, ISOBMFF.join(ISOBMFF.u16(index + 1), ISOBMFF.u16(0), ISOBMFF.ascii("hvc1"), [0])) }
+            entries += ISOBMFF.fullBox("infe", version: 2, flags: 0, ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(0), ISOBMFF.ascii("grid"), [0]))
+            let references = ISOBMFF.box("dimg", ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(tiles.count), tiles.indices.flatMap { ISOBMFF.u16($0 + 1) }))
+            let grid = ISOBMFF.join([0, 0, UInt8(rows - 1), UInt8(columns - 1)], ISOBMFF.u16(image.width), ISOBMFF.u16(image.height))
             // Properties: the configurations, then the tile's size, then the picture's.
+            // Then the grid's turn and mirror, in the order they apply.
             let tileSize = configurations.count + 1, pictureSize = configurations.count + 2
-            var associations = u32(tiles.count + 1)
+            var associations = ISOBMFF.u32(tiles.count + 1)
             for (index, tile) in tiles.enumerated() {
-                associations += join(u16(index + 1), [2, 0x80 | UInt8(tile.configuration + 1), UInt8(tileSize)])
+                associations += ISOBMFF.join(ISOBMFF.u16(index + 1), [2, 0x80 | UInt8(tile.configuration + 1), UInt8(tileSize)])
             }
-            associations += join(u16(gridID), [1, UInt8(pictureSize)])
+            var transforms: [[UInt8]] = []
+            if turns % 4 != 0 { transforms.append(ISOBMFF.box("irot", [UInt8(((turns % 4) + 4) % 4)])) }
+            if let mirror { transforms.append(ISOBMFF.box("imir", [UInt8(mirror.rawValue)])) }
+            associations += ISOBMFF.join(ISOBMFF.u16(gridID), [UInt8(1 + transforms.count), UInt8(pictureSize)], transforms.indices.map { 0x80 | UInt8(pictureSize + 1 + $0) })
             var properties: [UInt8] = configurations.flatMap { $0 }
-            properties += fullBox("ispe", u32(tile) + u32(tile))
-            properties += fullBox("ispe", u32(image.width) + u32(image.height))
+            properties += ISOBMFF.fullBox("ispe", ISOBMFF.u32(tile) + ISOBMFF.u32(tile))
+            properties += ISOBMFF.fullBox("ispe", ISOBMFF.u32(image.width) + ISOBMFF.u32(image.height))
+            properties += transforms.flatMap { $0 }
             // Joined, not summed: a long sum of arrays is more than Swift 6.0's type checker will take.
-            var contents = fullBox("hdlr", join(u32(0), ascii("pict"), u32(0), u32(0), u32(0), [0]))
-            contents += fullBox("pitm", u16(gridID))
-            contents += fullBox("iloc", version: 1, join([0x44, 0x00], locations))
-            contents += fullBox("iinf", entries)
-            contents += fullBox("iref", references)
-            contents += box("idat", grid)
-            contents += box("iprp", join(box("ipco", properties), fullBox("ipma", associations)))
-            return fullBox("meta", contents)
+            var contents = ISOBMFF.fullBox("hdlr", ISOBMFF.join(ISOBMFF.u32(0), ISOBMFF.ascii("pict"), ISOBMFF.u32(0), ISOBMFF.u32(0), ISOBMFF.u32(0), [0]))
+            contents += ISOBMFF.fullBox("pitm", ISOBMFF.u16(gridID))
+            contents += ISOBMFF.fullBox("iloc", version: 1, ISOBMFF.join([0x44, 0x00], locations))
+            contents += ISOBMFF.fullBox("iinf", entries)
+            contents += ISOBMFF.fullBox("iref", references)
+            contents += ISOBMFF.box("idat", grid)
+            contents += ISOBMFF.box("iprp", ISOBMFF.join(ISOBMFF.box("ipco", properties), ISOBMFF.fullBox("ipma", associations)))
+            return ISOBMFF.fullBox("meta", contents)
         }
-        let fileType = box("ftyp", join(ascii("heic"), u32(0), ascii("mif1"), ascii("heic")))
+        let fileType = ISOBMFF.box("ftyp", ISOBMFF.join(ISOBMFF.ascii("heic"), ISOBMFF.u32(0), ISOBMFF.ascii("mif1"), ISOBMFF.ascii("heic")))
         let start = fileType.count + meta(dataStart: 0).count + 8
-        return join(fileType, meta(dataStart: start), box("mdat", tiles.flatMap { $0.data }))
+        return ISOBMFF.join(fileType, meta(dataStart: start), ISOBMFF.box("mdat", tiles.flatMap { $0.data }))
     }
 
     /// The `size` x `size` part of `image` at (`x`, `y`), edges repeated, as a HEIC of its own.
@@ -110,45 +120,17 @@ public enum HEIFGridWriter {
         return sink.bytes
     }
 
-    /// A one-image HEIC's `hvcC` box (whole) and its image's coded data (through `iloc`).
+    /// A one-image HEIC's `hvcC` box (whole) and its image's coded data.
     private static func configurationAndData(of file: [UInt8]) throws(Failure) -> ([UInt8], [UInt8]) {
-        guard let meta = child("meta", of: file[...], skipping: 0), let properties = child("iprp", of: meta, skipping: 4).flatMap({ child("ipco", of: $0, skipping: 0) }),
-              let configuration = child("hvcC", of: properties, skipping: 0, whole: true), let locations = child("iloc", of: meta, skipping: 4) else {
-            throw Failure(description: "libheif wrote a tile kioskd cannot take apart")
+        let read = { (offset: Int, count: Int) in offset < file.count ? Array(file[offset..<min(file.count, offset + count)]) : [] }
+        guard case .found(let meta) = ISOBMFF.topLevelMeta(maximumBytes: 1 << 20, read: read) else { throw Failure(description: "libheif wrote a tile with no description") }
+        let items = HEIFItems(meta)
+        guard let configuration = items.properties(of: items.primary)?.first(where: { $0.type == "hvcC" }),
+              let extents = items.locations[items.primary]?.extents, extents.count == 1 else {
+            throw Failure(description: "libheif wrote a tile kioskd cannot take apart (tiles under 64 pixels: x265 codes 64 and libheif crops them in a derived image)")
         }
-        // iloc: version and flags, field sizes, item count, then the first item's one extent.
-        let bytes = Array(locations)
-        let version = bytes[0], offsetSize = Int(bytes[4] >> 4), lengthSize = Int(bytes[4] & 15), baseSize = Int(bytes[5] >> 4)
-        let indexSize = version >= 1 ? Int(bytes[5] & 15) : 0
-        var at = 6 + 2 + 2 + (version >= 1 ? 2 : 0) + 2   // item count, ID, construction method, data reference
-        func read(_ count: Int) -> Int { defer { at += count }; return (0..<count).reduce(0) { $0 << 8 | Int(bytes[at + $1]) } }
-        let base = read(baseSize)
-        guard read(2) == 1 else { throw Failure(description: "a tile in more than one extent") }
-        _ = read(indexSize)
-        let offset = base + read(offsetSize), length = read(lengthSize)
-        guard offset >= 0, length > 0, offset + length <= file.count else { throw Failure(description: "a tile's data outside its file") }
-        return (Array(configuration), Array(file[offset..<(offset + length)]))
-    }
-
-    /// The first box of `type` among the boxes in `bytes` after `skipping`
-    /// bytes (a full box's version and flags): its contents, or itself whole.
-    private static func child(_ type: String, of bytes: ArraySlice<UInt8>, skipping: Int, whole: Bool = false) -> ArraySlice<UInt8>? {
-        var at = bytes.startIndex + skipping
-        while at + 8 <= bytes.endIndex {
-            let size = bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
-            guard size >= 8, at + size <= bytes.endIndex else { return nil }
-            if String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self) == type { return bytes[(whole ? at : at + 8)..<(at + size)] }
-            at += size
-        }
-        return nil
-    }
-
-    private static func u16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
-    private static func u32(_ value: Int) -> [UInt8] { join(u16(value >> 16), u16(value)) }
-    private static func join(_ parts: [UInt8]...) -> [UInt8] { parts.flatMap { $0 } }
-    private static func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-    private static func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { join(u32(8 + contents.count), ascii(type), contents) }
-    private static func fullBox(_ type: String, version: UInt8 = 0, flags: Int = 0, _ contents: [UInt8]) -> [UInt8] {
-        box(type, join([version, UInt8(truncatingIfNeeded: flags >> 16), UInt8(truncatingIfNeeded: flags >> 8), UInt8(truncatingIfNeeded: flags)], contents))
+        let data = read(extents[0].offset, extents[0].length)
+        guard data.count == extents[0].length, !data.isEmpty else { throw Failure(description: "a tile's data outside its file") }
+        return (configuration.bytes, data)
     }
 }

@@ -185,7 +185,9 @@ extension YCbCrPicture {
             let tileWidth = (tiling.tile.width + (1 << shift.x) - 1) >> shift.x
             let rows = (tiling.tile.height + (1 << shift.y) - 1) >> shift.y
             let joinedWidth = tileWidth * tiles.count
-            let joined = storage.allocate(joinedWidth * rows * bytes)
+            // Joined only to be narrowed: freed at once, not kept with the picture.
+            let joined = UnsafeMutableRawPointer.allocate(byteCount: max(1, joinedWidth * rows * bytes), alignment: 16)
+            defer { joined.deallocate() }
             for (index, tile) in tiles.enumerated() {
                 guard let source = plane(tile) else { return nil }
                 for row in 0..<rows {

@@ -165,9 +165,18 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
 
 /// An iPhone stores a photo as a grid of 512x512 HEVC tiles composed by a
 /// `grid` item (written here by ``HEIFGridWriter``, as no Debian 12 tool
-/// writes one): libheif composes it, kioskd shows it as heif-convert does.
+/// writes one). kioskd decodes it a row of tiles at a time (libheif 1.18's
+/// tile API, or each tile as a file of its own for 1.15) and shows what
+/// heif-convert composes whole.
 @Suite struct HEIFGridTests {
     let loader = PictureLoader(background: RGBColor(xrgb: 0x204060))
+
+    /// heif-convert's picture of the HEIC at `path`, through kioskd's PNG path.
+    func converted(_ path: String, size: PixelSize) throws -> RasterImage {
+        let png = path + ".png"
+        try runTool("heif-convert", [path, png])
+        return try loader.load(png, fittedTo: size)
+    }
 
     /// 1100x700 in 256-pixel tiles: 5 by 3, the last column and row cut by the grid's size.
     @Test func aGridHEICIsShownWholeAsHeifConvertComposesIt() throws {
@@ -179,36 +188,43 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         let shown = try loader.loadPicture(path, fittedTo: size)
         #expect(shown.picture.size == size && shown.info.originalSize == size)
         #expect(shown.info.note == nil, "the tiles are hidden: one image, not a burst")
-        let png = path + ".png"
-        try runTool("heif-convert", [path, png])
-        let converted = try loader.load(png, fittedTo: size)
+        let converted = try converted(path, size: size)
         #expect(shown.picture.pixels == converted.pixels)
+        // Halved: each row of tiles joined and narrowed by libyuv, then
+        // converted and reduced down: heif-convert's whole picture halved,
+        // within the difference of a box across and a tent down against a
+        // tent both ways, and of chroma averaged over its own 4:2:0 samples
+        // (measured: mean 0.60 levels, worst 19, with libheif 1.23 and 1.15).
         let half = try loader.load(path, fittedTo: PixelSize(width: 550, height: 350))
-        if HEIFCodec.decodesGridTilesAlone {
-            // libheif 1.18 and later (Debian 13): a row of tiles at a time,
-            // joined and narrowed by libyuv, then converted and reduced down:
-            // heif-convert's whole picture halved, within the difference of
-            // a box across and a tent down against a tent both ways, and of
-            // chroma averaged over its own 4:2:0 samples (measured with
-            // libheif 1.23: mean 0.60 levels, worst 19).
-            let (mean, worst) = channelDifferences(half, resample(converted, to: half.size))
-            #expect(mean < 1 && worst <= 32, "mean \(mean), worst \(worst) levels")
-            return
-        }
-        // libheif 1.15 composes the grid whole, and the planes are halved
-        // (averaged across the tiles' seams) before they are converted: it
-        // is heif-convert's picture with each 2x2 block averaged, within the
-        // rounding of averaging before the conversion instead of after.
-        var averaged = RasterImage(size: half.size, filledWith: .black)
-        for y in 0..<half.height {
-            for x in 0..<half.width {
-                let block = [converted[2 * x, 2 * y], converted[2 * x + 1, 2 * y], converted[2 * x, 2 * y + 1], converted[2 * x + 1, 2 * y + 1]]
-                func mean(_ shift: UInt32) -> UInt32 { (block.reduce(0) { $0 + ($1 >> shift & 0xFF) } + 2) / 4 }
-                averaged[x, y] = mean(16) << 16 | mean(8) << 8 | mean(0)
-            }
-        }
-        let (mean, worst) = channelDifferences(half, averaged)
-        #expect(worst <= 2, "mean \(mean), worst \(worst) levels")
+        let (mean, worst) = channelDifferences(half, resample(converted, to: half.size))
+        #expect(mean < 1 && worst <= 32, "mean \(mean), worst \(worst) levels")
+    }
+
+    /// A phone held upright or upside down records its sensor's picture
+    /// and a turn (`irot`) and mirror (`imir`) on the grid: each tile is
+    /// turned and put where the turn puts it, and the picture is the one
+    /// heif-convert turns whole, pixel for pixel. 700x500 in 256-pixel
+    /// tiles leaves part-tiles on the right and bottom, which a turn moves
+    /// to the left or top.
+    @Test(arguments: [(1, nil), (2, nil), (3, nil), (0, ImageOrientation.ContainerMirror.leftAndRight), (1, .topAndBottom), (3, .leftAndRight)])
+    func aTurnedOrMirroredGridIsShownAsHeifConvertTurnsIt(turns: Int, mirror: ImageOrientation.ContainerMirror?) throws {
+        let folder = try ScratchFolder()
+        let stored = PixelSize(width: 700, height: 500)
+        let grid = try HEIFGridWriter.encode(GeneratedPictures.photo(stored, variant: 3), tile: 256, quality: 90, turns: turns, mirror: mirror)
+        let path = try folder.write("IMG_0200.HEIC", grid)
+        let upright = turns % 2 == 1 ? PixelSize(width: stored.height, height: stored.width) : stored
+        let shown = try loader.loadPicture(path, fittedTo: upright)
+        #expect(shown.picture.size == upright && shown.info.originalSize == upright)
+        let converted = try converted(path, size: upright)
+        let (mean, worst) = channelDifferences(shown.picture, converted)
+        #expect(worst == 0, "mean \(mean), worst \(worst) levels")
+    }
+
+    /// A grid cut short (a copy that stopped) or damaged: each tile whose
+    /// data is missing or wrong is refused with a line naming the file.
+    @Test func cutAndMutatedGridsAreRefusedByName() throws {
+        let grid = try HEIFGridWriter.encode(GeneratedPictures.photo(PixelSize(width: 200, height: 120), variant: 2), tile: 64, quality: 40, turns: 1)
+        expectCutAndDamagedCopiesShownOrRefusedByName(grid, name: "IMG_0300.HEIC", slot: PixelSize(width: 60, height: 100), count: 1000, loader: loader)
     }
 }
 
@@ -220,18 +236,24 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     /// Each file the fuzz target found (Tests/fuzz-regressions/heif): grids
     /// listed among their own tiles, one through a reference entry whose
     /// size is false (libheif 1.15 reads the entries in sequence and ignores
-    /// their sizes, and so does the check). libheif 1.15 starts threads
-    /// until none can be made, then ends the process (`heif-info` too).
-    @Test(arguments: ["grid-made-from-itself.heic", "grid-reference-with-a-false-size.heic"])
-    func aGridMadeFromItselfIsRefusedByName(file: String) throws {
+    /// their sizes, and so does the check), one in a second `meta` box after
+    /// an ordinary first (libheif 1.15 keeps the last it reads; the check
+    /// refuses a file with two). libheif 1.15 starts threads until none can
+    /// be made, then ends the process (`heif-info` too).
+    @Test(arguments: [
+        ("grid-made-from-itself.heic", "its images are made from themselves"),
+        ("grid-reference-with-a-false-size.heic", "its images are made from themselves"),
+        ("second-description-with-a-grid-made-from-itself.heic", "it holds two descriptions (meta boxes)"),
+    ])
+    func aGridMadeFromItselfIsRefusedByName(file: String, reason: String) throws {
         let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../fuzz-regressions/heif").standardized.path
         let path = regressions + "/" + file
         let error = expectError(ImageFileError.self) { try loader.load(path, fittedTo: PixelSize(width: 64, height: 48)) }
-        #expect(error?.description.hasPrefix(path + ": cannot decode: its images are made from themselves") == true, "\(String(describing: error))")
+        #expect(error?.description.hasPrefix(path + ": cannot decode: " + reason) == true, "\(String(describing: error))")
         // The same in memory, as a zoom reads a file.
         let bytes = try readWholeFile(path, limit: 1 << 20)
         let inMemory = expectError(ImageFileError.self) { try loader.load(bytes: bytes, path: "x.heic", fittedTo: PixelSize(width: 64, height: 48)) }
-        #expect(inMemory?.description.contains("made from themselves") == true)
+        #expect(inMemory?.description.contains(reason) == true)
     }
 
     /// An iPhone-like grid passes the check: one level, grid then tiles.
@@ -254,7 +276,11 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     }
 
     func refusal(_ bytes: [UInt8]) -> String? {
-        HEIFDerivationCheck.refusal { offset, count in offset < bytes.count ? Array(bytes[offset..<min(bytes.count, offset + count)]) : [] }
+        switch HEIFDerivationCheck.refusal(maximumPixels: 1 << 26, read: { offset, count in offset < bytes.count ? Array(bytes[offset..<min(bytes.count, offset + count)]) : [] }) {
+        case .corrupt(let reason)?: return reason
+        case let other?: return "\(other)"
+        case nil: return nil
+        }
     }
 
     @Test func aGridOfTilesPasses() {
@@ -266,6 +292,14 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     @Test func aCycleIsRefused() {
         #expect(refusal(file([(1, [1])])) == "its images are made from themselves (item 1)")
         #expect(refusal(file([(1, [2]), (2, [3]), (3, [1])]))?.hasPrefix("its images are made from themselves") == true)
+    }
+
+    /// libheif 1.15 keeps the last `meta` box it reads; a check reading the first would miss what it decodes.
+    @Test func aSecondDescriptionIsRefused() {
+        let ordinary = file([(1, [2, 3])]), cycle = file([(1, [1])])
+        #expect(refusal(ordinary + cycle.dropFirst(24)) == "it holds two descriptions (meta boxes)")
+        #expect(refusal(ordinary + ordinary.dropFirst(24)) == "it holds two descriptions (meta boxes)", "even two alike")
+        #expect(refusal(ordinary) == nil)
     }
 
     @Test func nestingDeeperThanThreeIsRefused() {
