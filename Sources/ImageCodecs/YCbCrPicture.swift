@@ -312,41 +312,53 @@ private struct RowConverter {
             min(max(Int(v) * signalMaximum / (255 << Int(Self.fraction)), 0), signalMaximum)
         }
         let shift = picture.chromaShift, gbr = picture.colour.matrix == 0
-        tables.withUnsafeBufferPointer { tables in
-            let luma = tables.baseAddress!, redFromCr = luma + count, greenFromCb = redFromCr + count
-            let greenFromCr = greenFromCb + count, blueFromCb = greenFromCr + count
-            for i in 0..<row.count {
-                let x = x0 &+ i
-                var r: Int32, g: Int32, b: Int32
-                let l = luma[sample(picture.luma, x, y)]
-                if let (cbPlane, crPlane) = picture.chroma {
-                    let cb = sample(cbPlane, x >> shift.x, y >> shift.y), cr = sample(crPlane, x >> shift.x, y >> shift.y)
-                    (r, g, b) = gbr
-                        ? (redFromCr[cr], l, blueFromCb[cb])
-                        : (l &+ redFromCr[cr], l &+ greenFromCb[cb] &+ greenFromCr[cr], l &+ blueFromCb[cb])
-                } else {
-                    (r, g, b) = (l, l, l)
-                }
-                var red: UInt32, green: UInt32, blue: UInt32
-                if let toneMapping {
-                    let mapped = toneMapping.map(signal(r), signal(g), signal(b))
-                    (red, green, blue) = (UInt32(mapped.0), UInt32(mapped.1), UInt32(mapped.2))
-                } else {
-                    (red, green, blue) = (level(r), level(g), level(b))
-                }
-                guard let alphaPlane = picture.alpha else {
-                    row[i] = red << 16 | green << 8 | blue
-                    continue
-                }
-                let a = alpha(alphaPlane, x)
-                if picture.premultiplied {
-                    // The colour already carries its alpha: add the background's share.
-                    @inline(__always) func add(_ c: UInt32, _ background: UInt32) -> UInt32 { min(255, c + (background * (255 - a) + 127) / 255) }
-                    row[i] = add(red, blend.red) << 16 | add(green, blend.green) << 8 | add(blue, blend.blue)
-                } else {
-                    row[i] = blend.over(red, green, blue, alpha: a)
+        // Unwrapped once, not for each pixel: Swift 6.0 (Debian 13's) copies
+        // an optional tuple of planes, or the optional tone mapping, through
+        // its type's metadata each time it is unwrapped in the loop
+        // (avif_decode_ratio_vs_bare 1.27 there before, 1.05 to 1.09 after).
+        let hasChroma = picture.chroma != nil, hasAlpha = picture.alpha != nil, premultiplied = picture.premultiplied
+        let cbPlane = picture.chroma?.cb ?? picture.luma, crPlane = picture.chroma?.cr ?? picture.luma, alphaPlane = picture.alpha ?? picture.luma
+        let lumaPlane = picture.luma
+        // The loop twice over, with and without tone mapping, rather than an optional unwrapped at each pixel.
+        @inline(__always) func pixels(_ colour: (Int32, Int32, Int32) -> (UInt32, UInt32, UInt32)) {
+            tables.withUnsafeBufferPointer { tables in
+                let luma = tables.baseAddress!, redFromCr = luma + count, greenFromCb = redFromCr + count
+                let greenFromCr = greenFromCb + count, blueFromCb = greenFromCr + count
+                for i in 0..<row.count {
+                    let x = x0 &+ i
+                    var r: Int32, g: Int32, b: Int32
+                    let l = luma[sample(lumaPlane, x, y)]
+                    if hasChroma {
+                        let cb = sample(cbPlane, x >> shift.x, y >> shift.y), cr = sample(crPlane, x >> shift.x, y >> shift.y)
+                        (r, g, b) = gbr
+                            ? (redFromCr[cr], l, blueFromCb[cb])
+                            : (l &+ redFromCr[cr], l &+ greenFromCb[cb] &+ greenFromCr[cr], l &+ blueFromCb[cb])
+                    } else {
+                        (r, g, b) = (l, l, l)
+                    }
+                    let (red, green, blue) = colour(r, g, b)
+                    guard hasAlpha else {
+                        row[i] = red << 16 | green << 8 | blue
+                        continue
+                    }
+                    let a = alpha(alphaPlane, x)
+                    if premultiplied {
+                        // The colour already carries its alpha: add the background's share.
+                        @inline(__always) func add(_ c: UInt32, _ background: UInt32) -> UInt32 { min(255, c + (background * (255 - a) + 127) / 255) }
+                        row[i] = add(red, blend.red) << 16 | add(green, blend.green) << 8 | add(blue, blend.blue)
+                    } else {
+                        row[i] = blend.over(red, green, blue, alpha: a)
+                    }
                 }
             }
+        }
+        if let toneMapping {
+            pixels { r, g, b in
+                let mapped = toneMapping.map(signal(r), signal(g), signal(b))
+                return (UInt32(mapped.0), UInt32(mapped.1), UInt32(mapped.2))
+            }
+        } else {
+            pixels { r, g, b in (level(r), level(g), level(b)) }
         }
     }
 }
