@@ -11,7 +11,8 @@ import KioskCore
 ///
 /// Read from the `meta` box (ISO/IEC 23008-12: `pitm`, `iinf`, `iloc`,
 /// `iref`, `iprp`, `idat`). Anything but a plain grid of HEVC tiles (a
-/// crop, an alpha plane, tiles in `idat` or in another file, tiles with
+/// crop, an alpha plane (a depth map or an iPhone's HDR gain map is fine:
+/// neither is shown), tiles in `idat` or in another file, tiles with
 /// turns of their own, transforms in an order the turn tables do not
 /// follow) reads as nil, and libheif decodes the file whole as before.
 struct HEIFGridTiles {
@@ -88,7 +89,8 @@ struct HEIFGridTiles {
     /// The primary image as a grid of HEVC tiles, if it is one this reads.
     private static func grid(of items: HEIFItems, read: (Int, Int) -> [UInt8]) -> HEIFGridTiles? {
         let primary = items.primary
-        guard items.types[primary] == "grid", !items.auxiliaryOf.contains(primary), let tileIDs = items.derivedFrom[primary],
+        // With alpha, libheif decodes the grid whole (it joins the alpha plane to it); a depth map or a gain map is not shown.
+        guard items.types[primary] == "grid", !(items.auxiliaries[primary] ?? []).contains(where: items.isAlpha), let tileIDs = items.derivedFrom[primary],
               let gridProperties = items.properties(of: primary) else { return nil }
         guard let declared = items.declaredCanvas(of: primary, read: read), tileIDs.count == declared.rows * declared.columns, tileIDs.count > 1 else { return nil }
         let (size, rows, columns) = declared

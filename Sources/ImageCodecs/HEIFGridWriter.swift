@@ -21,9 +21,13 @@ public enum HEIFGridWriter {
 
     /// `image` as a grid of `tile`-square tiles; `turns` quarter turns
     /// anticlockwise (`irot`) then `mirror` (`imir`) on the grid, as a phone
-    /// records how to show what its sensor saw.
+    /// records how to show what its sensor saw. `auxiliary`: the type
+    /// (`auxC`) of an auxiliary image joined to the grid (`auxl`), as an
+    /// iPhone joins its HDR gain map ("urn:com:apple:photo:2020:aux:hdrgainmap");
+    /// its pixels are the first tile's.
     public static func encode(
-        _ image: RasterImage, tile: Int = 512, quality: Int = 85, turns: Int = 0, mirror: ImageOrientation.ContainerMirror? = nil
+        _ image: RasterImage, tile: Int = 512, quality: Int = 85, turns: Int = 0, mirror: ImageOrientation.ContainerMirror? = nil,
+        auxiliary: String? = nil
     ) throws(Failure) -> [UInt8] {
         let columns = (image.width + tile - 1) / tile, rows = (image.height + tile - 1) / tile
         guard columns <= 256, rows <= 256, image.width < 1 << 16, image.height < 1 << 16 else { throw Failure(description: "too large for a grid of 16-bit sizes") }
@@ -40,24 +44,30 @@ public enum HEIFGridWriter {
                 }
             }
         }
-        let gridID = tiles.count + 1
+        let gridID = tiles.count + 1, auxiliaryID = gridID + 1
+        let items = tiles.count + 1 + (auxiliary == nil ? 0 : 1)
         func meta(dataStart: Int) -> [UInt8] {
-            var locations = ISOBMFF.u16(tiles.count + 1)
+            var locations = ISOBMFF.u16(items)
             var offset = dataStart
             for (index, tile) in tiles.enumerated() {
                 locations += ISOBMFF.join(ISOBMFF.u16(index + 1), ISOBMFF.u16(0), ISOBMFF.u16(0), ISOBMFF.u16(1), ISOBMFF.u32(offset), ISOBMFF.u32(tile.data.count))
                 offset += tile.data.count
             }
             locations += ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(1), ISOBMFF.u16(0), ISOBMFF.u16(1), ISOBMFF.u32(0), ISOBMFF.u32(8))   // construction method 1: in idat
-            var entries = ISOBMFF.u16(tiles.count + 1)
+            if auxiliary != nil {
+                locations += ISOBMFF.join(ISOBMFF.u16(auxiliaryID), ISOBMFF.u16(0), ISOBMFF.u16(0), ISOBMFF.u16(1), ISOBMFF.u32(dataStart), ISOBMFF.u32(tiles[0].data.count))
+            }
+            var entries = ISOBMFF.u16(items)
             for index in tiles.indices { entries += ISOBMFF.fullBox("infe", version: 2, flags: 1, ISOBMFF.join(ISOBMFF.u16(index + 1), ISOBMFF.u16(0), ISOBMFF.ascii("hvc1"), [0])) }
             entries += ISOBMFF.fullBox("infe", version: 2, flags: 0, ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(0), ISOBMFF.ascii("grid"), [0]))
-            let references = ISOBMFF.box("dimg", ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(tiles.count), tiles.indices.flatMap { ISOBMFF.u16($0 + 1) }))
+            if auxiliary != nil { entries += ISOBMFF.fullBox("infe", version: 2, flags: 1, ISOBMFF.join(ISOBMFF.u16(auxiliaryID), ISOBMFF.u16(0), ISOBMFF.ascii("hvc1"), [0])) }
+            var references = ISOBMFF.box("dimg", ISOBMFF.join(ISOBMFF.u16(gridID), ISOBMFF.u16(tiles.count), tiles.indices.flatMap { ISOBMFF.u16($0 + 1) }))
+            if auxiliary != nil { references += ISOBMFF.box("auxl", ISOBMFF.join(ISOBMFF.u16(auxiliaryID), ISOBMFF.u16(1), ISOBMFF.u16(gridID))) }
             let grid = ISOBMFF.join([0, 0, UInt8(rows - 1), UInt8(columns - 1)], ISOBMFF.u16(image.width), ISOBMFF.u16(image.height))
             // Properties: the configurations, then the tile's size, then the picture's.
             // Then the grid's turn and mirror, in the order they apply.
             let tileSize = configurations.count + 1, pictureSize = configurations.count + 2
-            var associations = ISOBMFF.u32(tiles.count + 1)
+            var associations = ISOBMFF.u32(items)
             for (index, tile) in tiles.enumerated() {
                 associations += ISOBMFF.join(ISOBMFF.u16(index + 1), [2, 0x80 | UInt8(tile.configuration + 1), UInt8(tileSize)])
             }
@@ -69,6 +79,11 @@ public enum HEIFGridWriter {
             properties += ISOBMFF.fullBox("ispe", ISOBMFF.u32(tile) + ISOBMFF.u32(tile))
             properties += ISOBMFF.fullBox("ispe", ISOBMFF.u32(image.width) + ISOBMFF.u32(image.height))
             properties += transforms.flatMap { $0 }
+            if let auxiliary {
+                properties += ISOBMFF.fullBox("auxC", ISOBMFF.join(ISOBMFF.ascii(auxiliary), [0]))
+                let type = pictureSize + transforms.count + 1
+                associations += ISOBMFF.join(ISOBMFF.u16(auxiliaryID), [3, 0x80 | UInt8(tiles[0].configuration + 1), UInt8(tileSize), 0x80 | UInt8(type)])
+            }
             // Joined, not summed: a long sum of arrays is more than Swift 6.0's type checker will take.
             var contents = ISOBMFF.fullBox("hdlr", ISOBMFF.join(ISOBMFF.u32(0), ISOBMFF.ascii("pict"), ISOBMFF.u32(0), ISOBMFF.u32(0), ISOBMFF.u32(0), [0]))
             contents += ISOBMFF.fullBox("pitm", ISOBMFF.u16(gridID))

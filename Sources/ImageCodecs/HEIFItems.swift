@@ -11,9 +11,10 @@ struct HEIFItems {
     var primary: UInt32 = 0
     var types: [UInt32: String] = [:]
     var locations: [UInt32: Location] = [:]
-    /// `dimg` and `auxl` references: from an item, to items.
+    /// `dimg` references: a derived image, to the images it is made from.
     var derivedFrom: [UInt32: [UInt32]] = [:]
-    var auxiliaryOf: Set<UInt32> = []
+    /// `auxl` references, turned round: an image, to its auxiliary images (alpha, depth, a gain map).
+    var auxiliaries: [UInt32: [UInt32]] = [:]
     /// `ipco`'s boxes, whole; items name them from 1.
     var properties: [ISOBMFF.Box] = []
     var associations: [UInt32: [Int]] = [:]
@@ -55,7 +56,7 @@ struct HEIFItems {
                         to.append(UInt32(id))
                     }
                     if entry.type == "dimg" { derivedFrom[UInt32(from), default: []] += to }
-                    if entry.type == "auxl" { auxiliaryOf.formUnion(to) }
+                    if entry.type == "auxl" { for master in to { auxiliaries[master, default: []].append(UInt32(from)) } }
                 }
             case "iprp":
                 for part in ISOBMFF.boxes(in: meta, box.contents) {
@@ -159,5 +160,12 @@ struct HEIFItems {
         let fieldBytes = flags & 1 == 0 ? 2 : 4
         guard let width = reader.integer(fieldBytes), let height = reader.integer(fieldBytes) else { return nil }
         return (PixelSize(width: width, height: height), rows, columns)
+    }
+
+    /// Whether an auxiliary image is an alpha plane, as libheif 1.15 tells
+    /// (its `auxC` type); a depth map or an iPhone's HDR gain map is not.
+    func isAlpha(_ item: UInt32) -> Bool {
+        guard let type = properties(of: item)?.first(where: { $0.type == "auxC" })?.bytes.dropFirst(12).prefix(while: { $0 != 0 }) else { return false }
+        return ["urn:mpeg:avc:2015:auxid:1", "urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha"].contains(String(decoding: type, as: UTF8.self))
     }
 }

@@ -1,6 +1,6 @@
 import CHEIF
 import Foundation
-import ImageCodecs
+@testable import ImageCodecs
 import KioskCore
 import KioskRendering
 import SystemCalls
@@ -218,6 +218,28 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         let converted = try converted(path, size: upright)
         let (mean, worst) = channelDifferences(shown.picture, converted)
         #expect(worst == 0, "mean \(mean), worst \(worst) levels")
+    }
+
+    /// An iPhone 12 and later joins an HDR gain map to each photo, an
+    /// auxiliary image kioskd does not show: the grid is still read for a
+    /// tile at a time (``HEIFGridTiles``, which Debian 12's libheif 1.15
+    /// decodes through) and shown as heif-convert shows it. A grid with
+    /// alpha is left to libheif whole, which joins the alpha plane to it.
+    @Test func aGridWithAGainMapIsStillReadTileByTile() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 300, height: 200)
+        let picture = GeneratedPictures.photo(size, variant: 5)
+        func tiles(_ file: [UInt8]) -> HEIFGridTiles? {
+            HEIFGridTiles.read { offset, count in offset < file.count ? Array(file[offset..<min(file.count, offset + count)]) : [] }
+        }
+        let gainMap = try HEIFGridWriter.encode(picture, tile: 128, quality: 60, auxiliary: "urn:com:apple:photo:2020:aux:hdrgainmap")
+        let alpha = try HEIFGridWriter.encode(picture, tile: 128, quality: 60, auxiliary: "urn:mpeg:hevc:2015:auxid:1")
+        let layout = try #require(tiles(gainMap)?.layout)
+        #expect(layout.columns == 3 && layout.rows == 2 && layout.size == size)
+        #expect(tiles(alpha) == nil)
+        let path = try folder.write("IMG_0500.HEIC", gainMap)
+        let shown = try loader.load(path, fittedTo: size)
+        #expect(shown.pixels == (try converted(path, size: size)).pixels)
     }
 
     /// A grid cut short (a copy that stopped) or damaged: each tile whose
