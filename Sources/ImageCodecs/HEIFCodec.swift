@@ -332,12 +332,14 @@ public enum HEIFCodec {
     }
 
     /// libheif's words for `error`, on one line (some of its messages end
-    /// in a newline, and libheif 1.15 writes a damaged file's construction
-    /// method into one as a raw byte).
+    /// in a newline), a byte of the file that is not a readable character
+    /// shown as "?" (libheif writes a damaged file's construction method, or
+    /// a property's four letters, into its messages as they are).
     static func describe(_ error: heif_error) -> String {
         let words = error.message.map { String(cString: $0) } ?? ""
+        func readable(_ scalar: Unicode.Scalar) -> Unicode.Scalar { scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FFFD}" ? "?" : scalar }
         let line = words.split(whereSeparator: \.isNewline)
-            .map { String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })).trimmingCharacters(in: .whitespaces) }
+            .map { String(String.UnicodeScalarView($0.unicodeScalars.map(readable))).trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
         return line.isEmpty ? "libheif error \(error.code.rawValue)" : line
     }

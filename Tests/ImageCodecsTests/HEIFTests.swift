@@ -238,8 +238,8 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         #expect(layout.columns == 3 && layout.rows == 2 && layout.size == size)
         #expect(tiles(alpha) == nil)
         let path = try folder.write("IMG_0500.HEIC", gainMap)
-        let shown = try loader.load(path, fittedTo: size)
-        #expect(shown.pixels == (try converted(path, size: size)).pixels)
+        let shown = try loader.load(path, fittedTo: size), reference = try converted(path, size: size)
+        #expect(shown.pixels == reference.pixels)
     }
 
     /// A grid cut short (a copy that stopped) or damaged: each tile whose
