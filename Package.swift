@@ -69,6 +69,9 @@ let package = Package(
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // libyuv ships no pkg-config file: the module map links it by name.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
         .systemLibrary(name: "CCEC"),
@@ -110,6 +113,9 @@ let package = Package(
 
         // HDMI-CEC adapters (/dev/cecN): the TV sleeps and wakes with the display.
         .target(name: "HDMICEC", dependencies: ["SystemCalls", "CCEC"]),
+
+        // An MQTT broker connection (libmosquitto) driven from the run loop: Home Assistant and fleets.
+        .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
 
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
@@ -164,6 +170,7 @@ let package = Package(
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

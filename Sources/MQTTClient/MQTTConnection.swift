@@ -1,0 +1,143 @@
+import CMosquitto
+
+/// One connection to an MQTT broker through libmosquitto, driven by its
+/// owner's event loop and never by libmosquitto's own thread: the owner
+/// watches ``socket`` for reading (and for writing while ``wantsWrite``),
+/// calls ``read()`` and ``write()`` when it is ready and ``maintain()``
+/// from a deadline (keepalives, within ``keepalive`` seconds). What the
+/// broker sends is kept as ``Event``s until ``takeEvents()``.
+///
+/// libmosquitto rather than paho.mqtt.c: paho's asynchronous client runs
+/// threads of its own and keeps its socket to itself, where libmosquitto
+/// hands out the socket and each step of its loop, so the connection lives
+/// on kioskd's run loop like every other source.
+///
+/// ``connect(to:port:keepalive:)`` resolves the host and opens the TCP
+/// connection, which can take seconds: it is made off the run loop, and
+/// the connection handed to the loop once it has a socket. Every other
+/// call returns at once. One thread at a time uses a connection.
+public final class MQTTConnection {
+    /// What the broker said, in order.
+    public enum Event: Equatable, Sendable {
+        /// Its CONNACK: 0 is accepted; 4 bad user name or password, 5 not authorised (MQTT 3.1.1, 3.2.2.3).
+        case connected(code: Int)
+        case message(topic: String, payload: [UInt8], retained: Bool)
+        /// The connection ended: 0 when this side asked (``disconnect()``).
+        case disconnected(code: Int)
+    }
+
+    /// The message the broker publishes for this client if it goes without
+    /// saying goodbye (a crash, a power cut, a cut cable): sent with the
+    /// CONNECT, so it is set before ``connect(to:port:keepalive:)``.
+    public struct Will: Sendable {
+        public let topic: String
+        public let payload: [UInt8]
+        public let retained: Bool
+
+        public init(topic: String, payload: [UInt8], retained: Bool) {
+            self.topic = topic
+            self.payload = payload
+            self.retained = retained
+        }
+    }
+
+    /// A libmosquitto call that failed: its name and libmosquitto's words.
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public let call: String
+        public let code: Int32
+        public var description: String { "\(call): \(String(cString: mosquitto_strerror(code)))" }
+    }
+
+    /// libmosquitto's global state, made once.
+    private static let libraryReady: Bool = mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue
+
+    private let handle: OpaquePointer
+    private var events: [Event] = []
+    /// Seconds between keepalives, as given to the broker at connect.
+    public private(set) var keepalive = 60
+
+    /// A client named `clientID` (unique on the broker: a second client
+    /// with the same id takes the first one's place), MQTT 3.1.1, a clean
+    /// session each time.
+    public init(clientID: String, will: Will?, username: String? = nil, password: String? = nil) throws(Failure) {
+        _ = Self.libraryReady
+        guard let handle = mosquitto_new(clientID, true, nil) else { throw Failure(call: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue) }
+        self.handle = handle
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        try check("mosquitto_int_option", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
+        if let will {
+            try check("mosquitto_will_set", will.payload.withUnsafeBytes { payload in
+                mosquitto_will_set(handle, will.topic, Int32(payload.count), payload.baseAddress, 1, will.retained)
+            })
+        }
+        if let username { try check("mosquitto_username_pw_set", mosquitto_username_pw_set(handle, username, password)) }
+        mosquitto_connect_callback_set(handle) { _, connection, code in
+            MQTTConnection.owner(connection).events.append(.connected(code: Int(code)))
+        }
+        mosquitto_disconnect_callback_set(handle) { _, connection, code in
+            MQTTConnection.owner(connection).events.append(.disconnected(code: Int(code)))
+        }
+        mosquitto_message_callback_set(handle) { _, connection, message in
+            guard let message = message?.pointee else { return }
+            let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
+            MQTTConnection.owner(connection).events.append(
+                .message(topic: message.topic.map { String(cString: $0) } ?? "", payload: payload, retained: message.retain))
+        }
+    }
+
+    deinit { mosquitto_destroy(handle) }
+
+    private static func owner(_ userData: UnsafeMutableRawPointer?) -> MQTTConnection {
+        Unmanaged<MQTTConnection>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    private func check(_ call: String, _ code: Int32) throws(Failure) {
+        guard code == MOSQ_ERR_SUCCESS.rawValue else { throw Failure(call: call, code: code) }
+    }
+
+    /// Resolves `host` and opens the connection, sending CONNECT (with the
+    /// will). Blocks for as long as DNS and TCP take: call it off the run loop.
+    public func connect(to host: String, port: Int, keepalive: Int) throws(Failure) {
+        self.keepalive = keepalive
+        try check("mosquitto_connect", mosquitto_connect(handle, host, Int32(port), Int32(keepalive)))
+    }
+
+    /// The connection's socket, for the run loop; nil while there is none.
+    public var socket: Int32? {
+        let socket = mosquitto_socket(handle)
+        return socket >= 0 ? socket : nil
+    }
+
+    /// True while packets wait to be written: watch the socket for writing.
+    public var wantsWrite: Bool { mosquitto_want_write(handle) }
+
+    /// Reads what the socket has (when it is readable). A failure means the connection is gone.
+    public func read() throws(Failure) { try check("mosquitto_loop_read", mosquitto_loop_read(handle, 1)) }
+
+    /// Writes what waits (when the socket is writable).
+    public func write() throws(Failure) { try check("mosquitto_loop_write", mosquitto_loop_write(handle, 1)) }
+
+    /// Keepalives and retries of unacknowledged messages: call at least once a second.
+    public func maintain() throws(Failure) { try check("mosquitto_loop_misc", mosquitto_loop_misc(handle)) }
+
+    /// Queues a message (quality of service 1: at least once); ``write()`` sends it.
+    public func publish(_ topic: String, _ payload: [UInt8], retained: Bool = false) throws(Failure) {
+        try check("mosquitto_publish", payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, retained)
+        })
+    }
+
+    /// Asks for the messages on `pattern` (`+` and `#` wildcards), quality of service 1.
+    public func subscribe(_ pattern: String) throws(Failure) {
+        try check("mosquitto_subscribe", mosquitto_subscribe(handle, nil, pattern, 1))
+    }
+
+    /// Says goodbye: the broker drops the will.
+    public func disconnect() { mosquitto_disconnect(handle) }
+
+    /// What the broker said since the last call, in order.
+    public func takeEvents() -> [Event] {
+        defer { events = [] }
+        return events
+    }
+}
