@@ -103,6 +103,19 @@ func pump(_ connections: [MQTTConnection], seconds: Double = 5, until done: () -
         return connection
     }
 
+    /// Connected as `id` and subscribed to `pattern`, the subscription acknowledged.
+    func subscribed(_ id: String, to pattern: String, on broker: TestBroker) throws -> MQTTConnection {
+        let connection = try connected(id, to: broker)
+        try connection.subscribe(pattern)
+        pump([connection], seconds: 0.2) { false }
+        return connection
+    }
+
+    /// A kiosk whose will says `offline` on `topic`, retained.
+    func connectedKiosk(willOn topic: String, on broker: TestBroker) throws -> MQTTConnection {
+        try connected("kiosk", to: broker, will: MQTTConnection.Will(topic: topic, payload: Array("offline".utf8), retained: true))
+    }
+
     /// What arrives on `connection` while the others are pumped too, until `count` messages have.
     func messages(on connection: MQTTConnection, pumping others: [MQTTConnection] = [], count: Int, seconds: Double = 5) -> [MQTTConnection.Event] {
         var messages: [MQTTConnection.Event] = []
@@ -115,9 +128,7 @@ func pump(_ connections: [MQTTConnection], seconds: Double = 5, until done: () -
 
     @Test func aMessagePublishedArrivesAtASubscriberAndARetainedOneAtALateSubscriber() throws {
         let broker = try TestBroker()
-        let subscriber = try connected("sub", to: broker), publisher = try connected("pub", to: broker)
-        try subscriber.subscribe("kioskd/shop/#")
-        pump([subscriber], seconds: 0.2) { false }   // the SUBSCRIBE out and acknowledged
+        let subscriber = try subscribed("sub", to: "kioskd/shop/#", on: broker), publisher = try connected("pub", to: broker)
         try publisher.publish("kioskd/shop/availability", Array("online".utf8), retained: true)
         try publisher.publish("kioskd/shop/command", Array("next".utf8))
         let arrived = messages(on: subscriber, pumping: [publisher], count: 2)
@@ -136,11 +147,8 @@ func pump(_ connections: [MQTTConnection], seconds: Double = 5, until done: () -
     /// DISCONNECT, as after `kill -9`, leaves its will on the broker.
     @Test func aClientGoneWithoutGoodbyeLeavesItsWill() throws {
         let broker = try TestBroker()
-        let watcher = try connected("watcher", to: broker)
-        try watcher.subscribe("kioskd/+/availability")
-        pump([watcher], seconds: 0.2) { false }
-        var kiosk: MQTTConnection? = try connected(
-            "kiosk", to: broker, will: MQTTConnection.Will(topic: "kioskd/window/availability", payload: Array("offline".utf8), retained: true))
+        let watcher = try subscribed("watcher", to: "kioskd/+/availability", on: broker)
+        var kiosk: MQTTConnection? = try connectedKiosk(willOn: "kioskd/window/availability", on: broker)
         try kiosk!.publish("kioskd/window/availability", Array("online".utf8), retained: true)
         #expect(messages(on: watcher, pumping: [kiosk!], count: 1).first == .message(topic: "kioskd/window/availability", payload: Array("online".utf8), retained: false))
         kiosk = nil   // the socket closed with no DISCONNECT
@@ -150,10 +158,8 @@ func pump(_ connections: [MQTTConnection], seconds: Double = 5, until done: () -
     /// Said goodbye: no will.
     @Test func aClientThatSaysGoodbyeLeavesNoWill() throws {
         let broker = try TestBroker()
-        let watcher = try connected("watcher", to: broker)
-        try watcher.subscribe("kioskd/+/availability")
-        pump([watcher], seconds: 0.2) { false }
-        let kiosk = try connected("kiosk", to: broker, will: MQTTConnection.Will(topic: "kioskd/door/availability", payload: Array("offline".utf8), retained: true))
+        let watcher = try subscribed("watcher", to: "kioskd/+/availability", on: broker)
+        let kiosk = try connectedKiosk(willOn: "kioskd/door/availability", on: broker)
         kiosk.disconnect()
         var events: [MQTTConnection.Event] = []
         pump([kiosk], seconds: 2) {
