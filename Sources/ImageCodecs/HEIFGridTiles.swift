@@ -72,18 +72,14 @@ struct HEIFGridTiles {
             let type = String(decoding: property[4..<8], as: UTF8.self)
             associations.append((essential.contains(type) ? 0x80 : 0) | UInt8(index + 1))
         }
-        func meta(dataStart: Int) -> [UInt8] {
-            ISOBMFF.fullBox("meta", ISOBMFF.join(
-                ISOBMFF.fullBox("hdlr", ISOBMFF.join(ISOBMFF.u32(0), ISOBMFF.ascii("pict"), ISOBMFF.u32(0), ISOBMFF.u32(0), ISOBMFF.u32(0), [0])),
+        return ISOBMFF.heicFile(description: { dataStart in
+            ISOBMFF.join(
                 ISOBMFF.fullBox("pitm", ISOBMFF.u16(1)),
                 // Offsets and lengths of 4 bytes, no base offset; item 1, in this file, one extent.
                 ISOBMFF.fullBox("iloc", ISOBMFF.join([0x44, 0x00], ISOBMFF.u16(1), ISOBMFF.u16(1), ISOBMFF.u16(0), ISOBMFF.u16(1), ISOBMFF.u32(dataStart), ISOBMFF.u32(data.count))),
                 ISOBMFF.fullBox("iinf", ISOBMFF.join(ISOBMFF.u16(1), ISOBMFF.fullBox("infe", version: 2, ISOBMFF.join(ISOBMFF.u16(1), ISOBMFF.u16(0), ISOBMFF.ascii("hvc1"), [0])))),
-                ISOBMFF.box("iprp", ISOBMFF.join(ISOBMFF.box("ipco", properties.flatMap { $0 }), ISOBMFF.fullBox("ipma", associations)))))
-        }
-        let fileType = ISOBMFF.box("ftyp", ISOBMFF.join(ISOBMFF.ascii("heic"), ISOBMFF.u32(0), ISOBMFF.ascii("mif1"), ISOBMFF.ascii("heic")))
-        let start = fileType.count + meta(dataStart: 0).count + 8
-        return ISOBMFF.join(fileType, meta(dataStart: start), ISOBMFF.box("mdat", data))
+                ISOBMFF.box("iprp", ISOBMFF.join(ISOBMFF.box("ipco", properties.flatMap { $0 }), ISOBMFF.fullBox("ipma", associations))))
+        }, data: data)
     }
 
     /// The primary image as a grid of HEVC tiles, if it is one this reads.

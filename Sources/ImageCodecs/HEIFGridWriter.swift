@@ -46,7 +46,8 @@ public enum HEIFGridWriter {
         }
         let gridID = tiles.count + 1, auxiliaryID = gridID + 1
         let items = tiles.count + 1 + (auxiliary == nil ? 0 : 1)
-        func meta(dataStart: Int) -> [UInt8] {
+        /// The `meta` box's boxes after its `hdlr`, the tiles' data at `dataStart`.
+        func description(dataStart: Int) -> [UInt8] {
             var locations = ISOBMFF.u16(items)
             var offset = dataStart
             for (index, tile) in tiles.enumerated() {
@@ -85,18 +86,15 @@ public enum HEIFGridWriter {
                 associations += ISOBMFF.join(ISOBMFF.u16(auxiliaryID), [3, 0x80 | UInt8(tiles[0].configuration + 1), UInt8(tileSize), 0x80 | UInt8(type)])
             }
             // Joined, not summed: a long sum of arrays is more than Swift 6.0's type checker will take.
-            var contents = ISOBMFF.fullBox("hdlr", ISOBMFF.join(ISOBMFF.u32(0), ISOBMFF.ascii("pict"), ISOBMFF.u32(0), ISOBMFF.u32(0), ISOBMFF.u32(0), [0]))
-            contents += ISOBMFF.fullBox("pitm", ISOBMFF.u16(gridID))
+            var contents = ISOBMFF.fullBox("pitm", ISOBMFF.u16(gridID))
             contents += ISOBMFF.fullBox("iloc", version: 1, ISOBMFF.join([0x44, 0x00], locations))
             contents += ISOBMFF.fullBox("iinf", entries)
             contents += ISOBMFF.fullBox("iref", references)
             contents += ISOBMFF.box("idat", grid)
             contents += ISOBMFF.box("iprp", ISOBMFF.join(ISOBMFF.box("ipco", properties), ISOBMFF.fullBox("ipma", associations)))
-            return ISOBMFF.fullBox("meta", contents)
+            return contents
         }
-        let fileType = ISOBMFF.box("ftyp", ISOBMFF.join(ISOBMFF.ascii("heic"), ISOBMFF.u32(0), ISOBMFF.ascii("mif1"), ISOBMFF.ascii("heic")))
-        let start = fileType.count + meta(dataStart: 0).count + 8
-        return ISOBMFF.join(fileType, meta(dataStart: start), ISOBMFF.box("mdat", tiles.flatMap { $0.data }))
+        return ISOBMFF.heicFile(description: description, data: tiles.flatMap { $0.data })
     }
 
     /// The `size` x `size` part of `image` at (`x`, `y`), edges repeated, as a HEIC of its own.
@@ -137,7 +135,7 @@ public enum HEIFGridWriter {
 
     /// A one-image HEIC's `hvcC` box (whole) and its image's coded data.
     private static func configurationAndData(of file: [UInt8]) throws(Failure) -> ([UInt8], [UInt8]) {
-        let read = { (offset: Int, count: Int) in offset < file.count ? Array(file[offset..<min(file.count, offset + count)]) : [] }
+        let read = ISOBMFF.parts(of: file)
         guard case .found(let meta) = ISOBMFF.topLevelMeta(maximumBytes: 1 << 20, read: read) else { throw Failure(description: "libheif wrote a tile with no description") }
         let items = HEIFItems(meta)
         guard let configuration = items.properties(of: items.primary)?.first(where: { $0.type == "hvcC" }),

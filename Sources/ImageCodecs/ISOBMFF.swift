@@ -35,9 +35,9 @@ enum ISOBMFF {
         return found
     }
 
-    /// The first box of `type` in `range` of `bytes`.
-    static func box(_ type: String, in bytes: [UInt8], _ range: Range<Int>) -> Box? {
-        boxes(in: bytes, range).first { $0.type == type }
+    /// `read(offset, count)` over a file in memory: up to `count` bytes from `offset`, fewer at its end.
+    static func parts(of file: [UInt8]) -> (Int, Int) -> [UInt8] {
+        { offset, count in offset < file.count ? Array(file[offset..<(offset + min(count, file.count - offset))]) : [] }
     }
 
     enum TopLevelMeta {
@@ -129,5 +129,18 @@ enum ISOBMFF {
     static func box(_ type: String, _ contents: [UInt8]) -> [UInt8] { join(u32(8 + contents.count), ascii(type), contents) }
     static func fullBox(_ type: String, version: UInt8 = 0, flags: Int = 0, _ contents: [UInt8]) -> [UInt8] {
         box(type, join([version, UInt8(truncatingIfNeeded: flags >> 16), UInt8(truncatingIfNeeded: flags >> 8), UInt8(truncatingIfNeeded: flags)], contents))
+    }
+
+    /// A HEIC file: its `ftyp`, the `meta` box (an `hdlr` saying "pict",
+    /// then the boxes `description(dataStart)` makes), and `data` in an `mdat`
+    /// that begins at `dataStart` in the file. The description's offsets are
+    /// of fixed width, so its length does not depend on `dataStart`.
+    static func heicFile(description: (_ dataStart: Int) -> [UInt8], data: [UInt8]) -> [UInt8] {
+        let fileType = box("ftyp", join(ascii("heic"), u32(0), ascii("mif1"), ascii("heic")))
+        func meta(_ dataStart: Int) -> [UInt8] {
+            fullBox("meta", join(fullBox("hdlr", join(u32(0), ascii("pict"), u32(0), u32(0), u32(0), [0])), description(dataStart)))
+        }
+        let dataStart = fileType.count + meta(0).count + 8
+        return join(fileType, meta(dataStart), box("mdat", data))
     }
 }

@@ -122,8 +122,8 @@ struct YCbCrPicture {
 }
 
 extension YCbCrPicture {
-    /// A picture that comes a row of tiles at a time (``HEIFCodec``'s grids
-    /// with libheif 1.18 and later), resampled to `fitted` as it comes:
+    /// A picture that comes a row of tiles at a time (``HEIFCodec``'s grids,
+    /// through libheif's tile API or ``HEIFGridTiles``), resampled to `fitted` as it comes:
     /// `row(r)` gives the tiles of tile row `r`, left to right, each at
     /// least `tiling.tile` in size, and is asked for each row once, top to
     /// bottom. Only that row of tiles is held.

@@ -230,7 +230,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         let size = PixelSize(width: 300, height: 200)
         let picture = GeneratedPictures.photo(size, variant: 5)
         func tiles(_ file: [UInt8]) -> HEIFGridTiles? {
-            HEIFGridTiles.read { offset, count in offset < file.count ? Array(file[offset..<min(file.count, offset + count)]) : [] }
+            HEIFGridTiles.read(ISOBMFF.parts(of: file))
         }
         let gainMap = try HEIFGridWriter.encode(picture, tile: 128, quality: 60, auxiliary: "urn:com:apple:photo:2020:aux:hdrgainmap")
         let alpha = try HEIFGridWriter.encode(picture, tile: 128, quality: 60, auxiliary: "urn:mpeg:hevc:2015:auxid:1")
@@ -298,7 +298,7 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     }
 
     func refusal(_ bytes: [UInt8]) -> String? {
-        switch HEIFDerivationCheck.refusal(maximumPixels: 1 << 26, read: { offset, count in offset < bytes.count ? Array(bytes[offset..<min(bytes.count, offset + count)]) : [] }) {
+        switch HEIFDerivationCheck.refusal(maximumPixels: 1 << 26, read: ISOBMFF.parts(of: bytes)) {
         case .corrupt(let reason)?: return reason
         case let other?: return "\(other)"
         case nil: return nil
