@@ -133,7 +133,7 @@ let package = Package(
             name: "KioskApp",
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "LinuxPlatform",
-                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC",
+                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC", "MQTTClient",
             ]),
 
         .executableTarget(
@@ -173,13 +173,13 @@ let package = Package(
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MQTTClient"], path: "Tests/TestSupport"),
         .testTarget(name: "LinuxPlatformTests", dependencies: ["LinuxPlatform", "SystemCalls", "CLinux", "TestSupport"]),
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
-                "InputDevices", "LinuxPlatform",
+                "InputDevices", "LinuxPlatform", "MQTTClient",
                 "TestSupport",
             ]),
     ],

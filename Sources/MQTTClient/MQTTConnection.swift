@@ -41,11 +41,40 @@ public final class MQTTConnection {
         }
     }
 
+    /// TLS for an `mqtts://` broker: its certificate must chain to
+    /// `caFile`'s certificates (or, without one, to those in `caPath`)
+    /// and name the host connected to; OpenSSL refuses the connection
+    /// otherwise. `certFile` and `keyFile`: the kiosk's own, if the broker asks.
+    public struct TLS: Sendable, Equatable {
+        public var caFile: String?
+        public var caPath: String?
+        public var certFile: String?
+        public var keyFile: String?
+
+        public init(caFile: String? = nil, caPath: String? = nil, certFile: String? = nil, keyFile: String? = nil) {
+            self.caFile = caFile
+            self.caPath = caPath
+            self.certFile = certFile
+            self.keyFile = keyFile
+        }
+    }
+
     /// A libmosquitto call that failed: its name and libmosquitto's words.
     public struct Failure: Error, Equatable, CustomStringConvertible {
         public let call: String
         public let code: Int32
-        public var description: String { "\(call): \(String(cString: mosquitto_strerror(code)))" }
+        /// What libmosquitto logged as an error meanwhile (OpenSSL's reason a certificate was refused).
+        public var detail: String? = nil
+
+        public init(call: String, code: Int32, detail: String? = nil) {
+            self.call = call
+            self.code = code
+            self.detail = detail
+        }
+
+        public var description: String {
+            "\(call): \(String(cString: mosquitto_strerror(code)))" + (detail.map { " (\($0))" } ?? "")
+        }
     }
 
     /// libmosquitto's global state, made once.
@@ -59,7 +88,7 @@ public final class MQTTConnection {
     /// A client named `clientID` (unique on the broker: a second client
     /// with the same id takes the first one's place), MQTT 3.1.1, a clean
     /// session each time.
-    public init(clientID: String, will: Will?, username: String? = nil, password: String? = nil) throws(Failure) {
+    public init(clientID: String, will: Will?, username: String? = nil, password: String? = nil, tls: TLS? = nil) throws(Failure) {
         _ = Self.libraryReady
         guard let handle = mosquitto_new(clientID, true, nil) else { throw Failure(call: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue) }
         self.handle = handle
@@ -71,6 +100,17 @@ public final class MQTTConnection {
             })
         }
         if let username { try check("mosquitto_username_pw_set", mosquitto_username_pw_set(handle, username, password)) }
+        if let tls {
+            try check("mosquitto_tls_set", mosquitto_tls_set(handle, tls.caFile, tls.caPath, tls.certFile, tls.keyFile, nil))
+            // Both are libmosquitto's defaults, said here so that no later change loosens them.
+            try check("mosquitto_tls_opts_set", mosquitto_tls_opts_set(handle, 1, nil, nil))
+            try check("mosquitto_tls_insecure_set", mosquitto_tls_insecure_set(handle, false))
+        }
+        mosquitto_log_callback_set(handle) { _, connection, level, text in
+            guard level & MOSQ_LOG_ERR != 0, let text else { return }
+            let owner = MQTTConnection.owner(connection)
+            if owner.loggedErrors.count < 4 { owner.loggedErrors.append(String(cString: text)) }
+        }
         mosquitto_connect_callback_set(handle) { _, connection, code in
             MQTTConnection.owner(connection).events.append(.connected(code: Int(code)))
         }
@@ -92,8 +132,15 @@ public final class MQTTConnection {
     }
 
     private func check(_ call: String, _ code: Int32) throws(Failure) {
-        guard code == MOSQ_ERR_SUCCESS.rawValue else { throw Failure(call: call, code: code) }
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            defer { loggedErrors = [] }
+            throw Failure(call: call, code: code, detail: loggedErrors.isEmpty ? nil : loggedErrors.joined(separator: "; "))
+        }
+        loggedErrors = []
     }
+
+    /// libmosquitto's error log lines since the last call (OpenSSL's among them).
+    private var loggedErrors: [String] = []
 
     /// Resolves `host` and opens the connection, sending CONNECT (with the
     /// will). Blocks for as long as DNS and TCP take: call it off the run loop.

@@ -1,3 +1,4 @@
+import ImageCodecs
 import KioskCore
 
 /// Answers the control socket's requests from the show: moves go to the
@@ -85,6 +86,13 @@ final class ControlCommands {
             case .refused(let reason):
                 return ControlReply.failure("reload refused, the show goes on with the settings it has: \(reason)")
             }
+        case .set(let key, let value):
+            switch reloading?.set(key, to: value) ?? .refused("this show has no settings to change") {
+            case .applied(let changed, _):
+                return ControlReply.success(["changed": .array(changed.map(JSONValue.string))])
+            case .refused(let reason):
+                return ControlReply.failure("set refused, the show goes on with the settings it has: \(reason)")
+            }
         case .display(let request):
             guard let power else {
                 return ControlReply.failure("display: this show has no control of the display's power")
@@ -127,6 +135,9 @@ final class ControlCommands {
         status.displayPower = power?.requested ?? "on"
         status.panel = show.panel
         status.zoom = show.zoom
+        status.order = show.strip.order
+        status.taken = show.centred.info?.dateTaken
+        status.pictureSize = show.centred.info?.originalSize
         return status
     }
 }

@@ -236,6 +236,9 @@ public struct DisplayJob {
         if let directory = settings.stateDirectory { all.append(ResumeSource(file: ResumeFile(directory: directory), log: log)) }
         if let listener = show.control { all.append(try ControlSocket(listener: listener, reload: reload, power: power.keeper)) }
         if let seat = display.seat { all.append(SeatSource(seat: seat, log: log)) }
+        // Always there, idle without a broker: a reload may name one.
+        let started = self.settings
+        all.append(MQTTSource(settings: { reload?.settings ?? started }, reload: reload, power: power.keeper, log: log))
         all.append(InputSource(
             settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
             devices: tuning.inputDevices, opener: display.opener, log: log))

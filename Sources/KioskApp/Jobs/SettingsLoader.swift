@@ -49,6 +49,9 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
     if let conflict = explained.settings.slotWidthConflict(written: explained.fromFlags.union(explained.fromFile.keys), place: explained.place(of:)) {
         throw conflict
     }
+    if let problem = explained.settings.mqtt.problem {
+        throw SettingError(setting: "mqtt", value: explained.settings.mqtt.broker?.description ?? "none", reason: problem)
+    }
     // Key names are the kernel's: libevdev knows them all.
     for name in explained.settings.input.keys.keys.sorted() where keyCode(named: name) == nil {
         let error = SettingError(setting: "keys", value: name, reason: "the kernel has no key named \(name); use the names evtest shows, e.g. KEY_F5")

@@ -29,7 +29,9 @@ public enum ReloadOutcome: Equatable, Sendable {
 ///   - `restart` (the input devices and keys, the control socket, CEC, the
 ///     state folder, `start_paused`) is taken when the daemon starts: a
 ///     change is logged as waiting for a restart and the old value stays in force.
-/// - Command-line flags still win over the file, as at the start.
+/// - Command-line flags still win over the file, as at the start, and
+///   the control protocol's `set` (Home Assistant's interval and order)
+///   wins over both until kioskd restarts: ``set(_:to:)``.
 final class ConfigReload: SettingsReloading {
     /// The defaults, the config file and the command line's flags, read
     /// now, with where each setting was written.
@@ -57,9 +59,39 @@ final class ConfigReload: SettingsReloading {
         self.load = load
     }
 
-    func reload() -> ReloadOutcome {
-        let explained: ExplainedSettings
-        do { explained = try load() } catch { return refuse("\(error)") }
+    /// What `set` changed, applied over the file and the flags at every
+    /// reload, in the order they were set.
+    private var overrides: [(key: String, value: SettingValue)] = []
+
+    /// Sets `key` to `value` (as its flag takes it) over the file and the
+    /// flags, and applies it as a reload does. Only settings a reload
+    /// applies at once (`live`) or with a new watch of the folder may be
+    /// set: the display, the devices and MQTT are the config file's.
+    func set(_ key: String, to value: String) -> ReloadOutcome {
+        guard let setting = KioskSettings.table[key] else { return .refused("there is no setting \(key)") }
+        guard setting.reload == .live || setting.reload == .newFolder else {
+            return .refused("\(key) cannot be set while the show runs (a reload \(setting.reload == .restart ? "waits for a restart" : setting.reload.rawValue) for it): write it in the config file")
+        }
+        var trial = settings
+        do { try setting.set(&trial, to: .string(value)) } catch { return .refused(error.description) }
+        let before = overrides
+        overrides.removeAll { $0.key == key }
+        overrides.append((key, .string(value)))
+        let outcome = apply(as: "set")
+        if case .refused = outcome { overrides = before }
+        return outcome
+    }
+
+    func reload() -> ReloadOutcome { apply(as: "reload") }
+
+    /// Reads the settings again, with what was set on top, and applies
+    /// them; `verb` (`reload`, `set`) starts the log lines.
+    private func apply(as verb: String) -> ReloadOutcome {
+        var explained: ExplainedSettings
+        do { explained = try load() } catch { return refuse(verb, "\(error)") }
+        for (key, value) in overrides {
+            do { try explained.settings.set(key, to: value) } catch { return refuse(verb, "set \(key): \(error)") }
+        }
         // What each changed setting needs is its descriptor's reload policy.
         let changed = KioskSettings.table.changed(from: settings, to: explained.settings)
         let newDisplay = openDisplay != nil && changed.contains { $0.reload == .newDisplay }
@@ -72,7 +104,7 @@ final class ConfigReload: SettingsReloading {
         var listing: FolderListing?
         if changed.contains(where: { $0.reload == .newFolder }), let images = applied.images {
             do { watcher = try FolderWatcher(root: images, settings: applied.folder) } catch {
-                return refuse("cannot read the picture folder \(error)")
+                return refuse(verb, "cannot read the picture folder \(error)")
             }
             listing = FolderListing(entries: watcher?.firstListing ?? [], notes: watcher?.firstNotes ?? [])
         }
@@ -80,7 +112,7 @@ final class ConfigReload: SettingsReloading {
         if newDisplay, let openDisplay {
             do { screen = try openDisplay(applied.display) } catch {
                 watcher?.stop()
-                return refuse("cannot open the new display: \(error)" + backToTheOldDisplay())
+                return refuse(verb, "cannot open the new display: \(error)" + backToTheOldDisplay())
             }
         }
         let assembly: ShowAssembly
@@ -89,12 +121,12 @@ final class ConfigReload: SettingsReloading {
             // A setting that does not fit the screen: where it was written, as for a mistake in the file.
             var reason = error.description
             if case .setting(let mistake) = error, let place = explained.place(of: mistake.setting) { reason = "\(place): \(reason)" }
-            return refuse(reason + (screen == nil ? "" : backToTheOldDisplay()))
+            return refuse(verb, reason + (screen == nil ? "" : backToTheOldDisplay()))
         }
         if let watcher {
             do { try folder.watch(with: watcher) } catch {
                 watcher.stop()
-                return refuse("cannot watch the picture folder: \(error)")
+                return refuse(verb, "cannot watch the picture folder: \(error)")
             }
         }
         if let screen {
@@ -108,12 +140,12 @@ final class ConfigReload: SettingsReloading {
         powerKeeper?.use(applied.power.schedule)
         let applying = changed.filter { !waits($0) }
         if changed.isEmpty {
-            log("reload: nothing changed")
+            log("\(verb): nothing changed")
         } else {
             let lines = applying.map { "\($0.key) \(Self.shown(before, $0)) -> \(Self.shown(applied, $0))" }
-            if !lines.isEmpty { log(LogLine("reload: " + lines.joined(separator: ", "))) }
+            if !lines.isEmpty { log(LogLine("\(verb): " + lines.joined(separator: ", "))) }
             if !waiting.isEmpty {
-                log(.warning("reload: " + waiting.map(\.key).joined(separator: ", ") + (waiting.count == 1 ? " takes" : " take") + " effect when kioskd restarts"))
+                log(.warning("\(verb): " + waiting.map(\.key).joined(separator: ", ") + (waiting.count == 1 ? " takes" : " take") + " effect when kioskd restarts"))
             }
         }
         return .applied(changed: applying.map(\.key), restartNeeded: waiting.map(\.key))
@@ -132,8 +164,8 @@ final class ConfigReload: SettingsReloading {
         }
     }
 
-    private func refuse(_ reason: String) -> ReloadOutcome {
-        log(.warning("reload refused, the show goes on with the settings it has: \(reason)"))
+    private func refuse(_ verb: String, _ reason: String) -> ReloadOutcome {
+        log(.warning("\(verb) refused, the show goes on with the settings it has: \(reason)"))
         return .refused(reason)
     }
 

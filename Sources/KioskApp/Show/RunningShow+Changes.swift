@@ -42,6 +42,7 @@ extension RunningShow {
     func reassemble(_ assembly: ShowAssembly, at now: Double, announce: Bool = true) {
         endChange(at: now)
         schedule.apply(assembly.settings.motion)
+        order = assembly.settings.folder.order
         let edit = strip.reassemble(assembly, keepingSlot: schedule.target, budget: layout.cacheBudget) { renumber(as: $0) }
         layout = assembly.layout
         zoom.maxZoom = assembly.settings.input.maxZoom

@@ -18,6 +18,8 @@ final class RunningShow {
     // Set only by the show's own files (this one and RunningShow+Changes.swift).
     var layout: ShowLayout
     var schedule: ShowSchedule
+    /// The playlist's order (the `order` setting), for `status`.
+    var order: PictureOrder
     /// The whole picture the strip last rested on or set off for (a finger's hold aside), for counting slides.
     private var settledTarget: Int
     /// ``ShowEvent/ready`` was told for this screen.
@@ -36,6 +38,7 @@ final class RunningShow {
         strip = StripContents(assembly: assembly, decoder: decoder, startSlot: start, pictures: decoded)
         schedule = ShowSchedule(at: start, pictureCount: decoded.index.count, settings: assembly.settings.motion, now: now)
         settledTarget = schedule.target
+        order = assembly.settings.folder.order
         var emitted: ((ShowEvent) -> Void)?
         pacer = FramePacer(screen: screen) { emitted?($0) }
         zoom = ShowZoom(maxZoom: assembly.settings.input.maxZoom, decoder: decoder, pacer: pacer)

@@ -46,6 +46,8 @@ struct ShowSnapshot {
         let moving: Bool
         /// The rest between slides, and the slide itself.
         let interval: Double
+        /// The playlist's order (the `order` setting).
+        let order: PictureOrder
         let motion: StripMotion
     }
 
@@ -85,7 +87,7 @@ extension RunningShow {
             centred: .init(item: centredItem, files: centredFiles, info: centredUnit.flatMap { decoded.info(of: decoded.key($0)) }),
             strip: .init(
                 slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
-                paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, motion: schedule.motion),
+                paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, order: order, motion: schedule.motion),
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,

@@ -1,3 +1,4 @@
+import KioskCore
 import LinuxPlatform
 import SystemCalls
 
@@ -14,4 +15,8 @@ protocol ShowSource: AnyObject {
 /// `kioskctl reload`). A source given none refuses it.
 protocol SettingsReloading: AnyObject {
     func reload() -> ReloadOutcome
+    /// Sets one setting a reload applies at once (`set interval 12`), until kioskd restarts.
+    func set(_ key: String, to value: String) -> ReloadOutcome
+    /// The settings in force.
+    var settings: KioskSettings { get }
 }

@@ -42,6 +42,12 @@ public struct ControlStatus: Equatable, Sendable {
     public var displayPower = "on"
     /// What the panel is doing: `active`, `off`, `disconnected` or `other_session`.
     public var panel = PanelState.active
+    /// When the centred photo was taken, by its own clock (EXIF), if it says.
+    public var taken: Int64?
+    /// The centred picture's own size, once it has been decoded.
+    public var pictureSize: PixelSize?
+    /// The playlist's order: `name`, `mtime`, `taken` or `shuffle`.
+    public var order = PictureOrder.name
     /// The centred picture's zoom; nil while it is fitted (keys `zoom` 1, `focus` null).
     public var zoom: ZoomStatus?
 
@@ -73,11 +79,14 @@ public struct ControlStatus: Equatable, Sendable {
             "file": file.map(JSONValue.string) ?? .null,
             "files": .array(files.map(JSONValue.string)),
             "count": .int(count),
+            "taken": taken.map { .string(wallClockISO8601($0)) } ?? .null,
+            "picture_size": pictureSize.map { .string("\($0.width)x\($0.height)") } ?? .null,
             "position": .double((position * 1000).rounded() / 1000),
             "paused": .bool(paused),
             "moving": .bool(moving),
             "interval": .double(interval),
             "transition": .double(transition),
+            "order": .string(order.rawValue),
             "display": .object(display),
             "display_power": .string(displayPower),
             "panel": .string(panel.rawValue),

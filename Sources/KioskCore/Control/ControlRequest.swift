@@ -21,9 +21,14 @@ public enum ControlRequest: Equatable, Sendable {
     case reload
     /// Switch the display off or on, or back to the schedule (`display off|on|auto`).
     case display(PowerRequest)
+    /// Change one setting the show applies at once (`set interval 12`,
+    /// `set order shuffle`): its name as the config file spells it, and
+    /// its value as its flag takes it. It lasts until kioskd restarts; a
+    /// reload keeps it over the file.
+    case set(setting: String, value: String)
 
     /// The command words, as docs/control-protocol.md and `kioskctl` spell them.
-    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display"]
+    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display", "set"]
 
     /// The commands for error messages: `next, prev, ...`.
     static let commandList = commands.joined(separator: ", ")
@@ -74,6 +79,17 @@ extension ControlRequest {
                     "display takes on, off or auto (auto follows display_schedule), got \"\(Self.quoted(rest))\"")
             }
             self = .display(request)
+        case "set":
+            let setting = rest.prefix { $0 != " " && $0 != "\t" }
+            let value = rest.dropFirst(setting.count).drop { $0 == " " || $0 == "\t" }
+            guard !setting.isEmpty, !value.isEmpty else {
+                throw ControlRequestError("set takes a setting and its value, e.g. \"set interval 12\" or \"set order shuffle\"")
+            }
+            guard KioskSettings.table[String(setting)] != nil else {
+                let guess = closestName(to: String(setting), among: KioskSettings.table.keys).map { "did you mean \($0)? " } ?? ""
+                throw ControlRequestError("set: there is no setting \"\(Self.quoted(setting))\"; \(guess)the settings are those of docs/configuration-reference.md")
+            }
+            self = .set(setting: String(setting), value: String(value))
         default:
             throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
         }

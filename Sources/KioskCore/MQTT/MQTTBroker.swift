@@ -2,7 +2,7 @@
 /// `mqtt://host` (port 1883) or `mqtts://host` (TLS, port 8883), a port
 /// after a colon, an IPv6 address in brackets (`mqtt://[fd00::2]:1883`).
 /// `"none"` or nothing means no broker.
-public struct MQTTBroker: Equatable, Sendable, CustomStringConvertible {
+public struct MQTTBroker: Hashable, Sendable, CustomStringConvertible {
     public let host: String
     public let port: Int
     public let usesTLS: Bool

@@ -212,6 +212,8 @@ public struct KioskSettings: Hashable, Sendable {
     public var input = InputSettings()
     public var folder = FolderSettings()
     public var power = PowerSettings()
+    /// The `[mqtt]` table: Home Assistant and fleets.
+    public var mqtt = MQTTSettings()
     /// Where kioskd keeps what outlives it (the centred picture, to resume
     /// on); nil (`"none"`) keeps nothing.
     public var stateDirectory: String? = KioskSettings.defaultStateDirectory

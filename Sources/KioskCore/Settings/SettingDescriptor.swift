@@ -6,6 +6,9 @@ public enum ReloadPolicy: String, Hashable, Sendable, CaseIterable {
     case newDisplay = "new display"
     /// The folder is watched anew; the centred picture stays if it is still in it.
     case newFolder = "new folder"
+    /// The MQTT connection is made again with the new value (the kiosk goes
+    /// `offline` and back `online` within a second).
+    case reconnect = "reconnects"
     /// Logged as waiting; the old value stays in force until kioskd restarts.
     case restart
 }

@@ -124,6 +124,43 @@ extension KioskSettings {
         SettingDescriptor(
             "state_dir", \.stateDirectory, .stateDirectory, flag: .show, valueName: "path", reload: .restart,
             help: "Where the centred picture is kept to resume on, or none."),
+        // Home Assistant and fleets over MQTT.
+        SettingDescriptor(
+            "broker", in: "mqtt", \.mqtt.broker, .mqttBroker, flag: .show, valueName: "url", reload: .reconnect,
+            help: "The MQTT broker to join: mqtt://host:1883, mqtts://host:8883 (TLS), or none: no MQTT."),
+        SettingDescriptor(
+            "name", in: "mqtt", \.mqtt.name, .mqttName, flag: .show, valueName: "name", reload: .reconnect,
+            unwritten: "the host name, made one topic level (lower case, _ for anything but letters, digits and -)",
+            help: "The kiosk's name in its topics (kioskd/<name>/...) and in Home Assistant: letters, digits, _ and -."),
+        SettingDescriptor(
+            "groups", in: "mqtt", \.mqtt.groups, .mqttGroups, flag: .show, valueName: "g1,g2", reload: .reconnect,
+            help: "Groups the kiosk belongs to: it obeys kioskd/group/<group>/command and slides on the group's shared beat."),
+        SettingDescriptor(
+            "discovery_prefix", in: "mqtt", \.mqtt.discoveryPrefix, .discoveryPrefix, flag: .show, valueName: "prefix", reload: .reconnect,
+            help: "Home Assistant's discovery prefix, or \"\" for no discovery."),
+        SettingDescriptor(
+            "username", in: "mqtt", \.mqtt.username, .userName, flag: .show, valueName: "user", reload: .reconnect,
+            unwritten: "none: the broker is joined anonymously",
+            help: "The user name the broker knows the kiosk by."),
+        SettingDescriptor(
+            "password_file", in: "mqtt", \.mqtt.passwordFile, .file(example: "mqtt-password"), flag: .show, valueName: "path", reload: .reconnect,
+            unwritten: "none",
+            help: "A file whose first line is the password (never the config itself); a bare name is looked up in systemd's $CREDENTIALS_DIRECTORY (LoadCredential=)."),
+        SettingDescriptor(
+            "ca_file", in: "mqtt", \.mqtt.caFile, .file(example: "/etc/kioskd/broker-ca.pem"), flag: .show, valueName: "path", reload: .reconnect,
+            unwritten: "the system's certificates (/etc/ssl/certs)",
+            help: "PEM certificates an mqtts:// broker's certificate must chain to; it is refused when it does not."),
+        SettingDescriptor(
+            "client_cert", in: "mqtt", \.mqtt.clientCert, .file(example: "/etc/kioskd/kiosk.pem"), flag: .none, valueName: "path", reload: .reconnect,
+            unwritten: "none",
+            help: "The kiosk's own certificate (PEM), for a broker that asks for one; with client_key."),
+        SettingDescriptor(
+            "client_key", in: "mqtt", \.mqtt.clientKey, .file(example: "/etc/kioskd/kiosk.key"), flag: .none, valueName: "path", reload: .reconnect,
+            unwritten: "none",
+            help: "The key of client_cert (PEM, unencrypted)."),
+        SettingDescriptor(
+            "keepalive", in: "mqtt", \.mqtt.keepalive, .keepalive, flag: .show, valueName: "s", reload: .reconnect,
+            help: "Seconds between keepalives: the broker says the kiosk is offline 1.5 keepalives after it last heard from it."),
     ])
 }
 

@@ -1,0 +1,228 @@
+import KioskCore
+import LinuxPlatform
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk on an MQTT broker, as a source of the show: Home Assistant,
+/// a fleet's scripts, other kiosks of its groups. The topics are
+/// ``MQTTTopics``; docs/home-assistant.md is the reference.
+///
+/// - Commands are control-protocol lines, answered by the same
+///   ``ControlCommands`` as the socket's; the reply is published on the
+///   kiosk's reply topic. `watch` and `screenshot` have topics instead.
+///   A retained command is ignored (it would run again at every connect),
+///   as are payloads over 4 KiB and text that is not UTF-8, each with a
+///   reply and a log line (at most one a minute per kind).
+/// - The state (`status`) is published retained on every change, at most
+///   ten times a second; the `watch` events as they happen.
+/// - Home Assistant's discovery configs are published at every connect and
+///   whenever Home Assistant says it is `online` again; an empty config
+///   (the kiosk removed in Home Assistant) stops them until kioskd restarts.
+/// - A reload that changes the `[mqtt]` settings connects again with them.
+final class MQTTSource: ShowSource {
+    /// The longest command taken; longer ones are refused.
+    static let maximumCommandBytes = 4096
+    /// The state's least gap: at most ten a second.
+    static let stateGap = 0.1
+
+    /// The settings in force (a reload's, else the start's).
+    private let settings: () -> KioskSettings
+    private let hostName: String
+    private let reload: (any SettingsReloading)?
+    private let power: (any DisplayPowerControl)?
+    private let log: (LogLine) -> Void
+
+    private var link: MQTTLink?
+    private var controller: ShowController?
+    private var commands: ControlCommands?
+    private var statePublish: Deadline?
+    private var statePacing = PublishPacing(minimumGap: MQTTSource.stateGap)
+    private var logThrottle = LogThrottle(period: 60)
+    /// Home Assistant removed this kiosk (an empty config): no configs until kioskd restarts.
+    private var removedFromHomeAssistant = false
+
+    /// The topics and discovery in use while a broker is configured.
+    private var topics: MQTTTopics?
+    private var discovery: HomeAssistantDiscovery?
+    private var groups: [String] = []
+
+    init(settings: @escaping () -> KioskSettings, hostName: String = MQTTSource.hostName(), reload: (any SettingsReloading)?,
+         power: (any DisplayPowerControl)?, log: @escaping (LogLine) -> Void) {
+        self.settings = settings
+        self.hostName = hostName
+        self.reload = reload
+        self.power = power
+        self.log = log
+    }
+
+    /// The machine's name (`gethostname`).
+    static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "kiosk" }
+        return String(cString: name)
+    }
+
+    func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
+        self.controller = controller
+        commands = ControlCommands(controller: controller, started: controller.clock(), reload: reload, power: power) { [unowned loop] in
+            loop.wakeUps
+        }
+        let link = try MQTTLink(loop: loop, clock: controller.clock, log: log)
+        link.online = { [unowned self] in online() }
+        link.message = { [unowned self] in received($0, $1, retained: $2) }
+        self.link = link
+        statePublish = loop.deadline(named: "mqtt state") { [unowned self] now in publishStateIfDue(at: now) }
+        // Held by the controller: `.stopped` comes after the loop has ended.
+        controller.subscribe { [self] event in showEvent(event) }
+        useSettings()
+    }
+
+    // MARK: Settings
+
+    /// Connects as the settings say, again only if they changed.
+    private func useSettings() {
+        let mqtt = settings().mqtt
+        if let problem = mqtt.problem {
+            log(.warning("mqtt: \(problem); not connecting"))
+            return link?.use(nil) ?? ()
+        }
+        guard let broker = mqtt.broker else {
+            topics = nil
+            discovery = nil
+            return link?.use(nil) ?? ()
+        }
+        let name = mqtt.effectiveName(hostName: hostName)
+        let topics = MQTTTopics(name: name)
+        if topics != self.topics || mqtt.discoveryPrefix != discovery?.prefix { removedFromHomeAssistant = false }
+        self.topics = topics
+        discovery = mqtt.discoveryPrefix.isEmpty ? nil : HomeAssistantDiscovery(topics: topics, prefix: mqtt.discoveryPrefix, version: KioskVersion.current)
+        groups = mqtt.groups
+        link?.use(MQTTLink.Target(broker: broker, clientID: "kioskd-\(name)", availabilityTopic: topics.availability, settings: mqtt))
+    }
+
+    // MARK: The broker
+
+    /// Just connected: subscribe, and publish everything a newcomer should find.
+    private func online() {
+        guard let link, let topics else { return }
+        link.publish(topics.availability, Array("online".utf8), retained: true)
+        link.subscribe(topics.command)
+        for group in groups { link.subscribe(MQTTTopics.groupCommand(group)) }
+        if let discovery {
+            link.subscribe(discovery.statusTopic)
+            link.subscribe(discovery.configPattern)
+            publishDiscovery()
+        }
+        statePacing.reset()
+        statePacing.changed()
+        publishStateIfDue(at: controller?.clock() ?? 0)
+    }
+
+    private func publishDiscovery() {
+        guard let link, let discovery, !removedFromHomeAssistant else { return }
+        for config in discovery.configs { link.publish(config.topic, Self.payload(config.payload.line), retained: true) }
+    }
+
+    private func received(_ topic: String, _ payload: [UInt8], retained: Bool) {
+        guard let topics else { return }
+        if topic == topics.command || groups.contains(where: { MQTTTopics.groupCommand($0) == topic }) {
+            return command(payload, on: topic, retained: retained)
+        }
+        guard let discovery else { return }
+        if topic == discovery.statusTopic {
+            if payload == Array("online".utf8) {
+                publishDiscovery()
+                statePacing.changed()
+                armStatePublish()
+            }
+        } else if payload.isEmpty, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"), !removedFromHomeAssistant {
+            // Home Assistant deleting the device clears each config: the kiosk stops offering them.
+            removedFromHomeAssistant = true
+            log("mqtt: Home Assistant removed \(topics.name) (an empty \(topic)); its entities are offered again when kioskd restarts")
+        }
+    }
+
+    // MARK: Commands
+
+    private func command(_ payload: [UInt8], on topic: String, retained: Bool) {
+        guard let commands, let link, let topics else { return }
+        let now = controller?.clock() ?? 0
+        let reply: [UInt8]
+        if retained {
+            // Retained, it would be obeyed again at every connect: never obeyed.
+            if logThrottle.allows("retained", at: now) {
+                log(.warning("mqtt: ignored a retained command on \(topic): publish commands without the retain flag"))
+            }
+            return
+        }
+        switch Self.request(payload) {
+        case .failure(let refusal):
+            if logThrottle.allows(refusal.kind, at: now) { log(.warning("mqtt: refused a command on \(topic): \(refusal.message)")) }
+            reply = ControlReply.failure(refusal.message).line
+        case .success(.watch):
+            reply = ControlReply.failure("watch is the control socket's: over MQTT the events are published on \(topics.event)").line
+        case .success(.screenshot):
+            reply = ControlReply.failure("screenshot is the control socket's: over MQTT the picture is published on \(topics.picture)").line
+        case .success(let request):
+            reply = commands.answer(request)
+            statePacing.changed()
+            armStatePublish()
+        }
+        link.publish(topics.reply, Self.payload(reply))
+    }
+
+    /// Why a payload is not a command: the reply's words, and its kind for the log's rate.
+    struct Refusal: Error {
+        let kind: String
+        let message: String
+    }
+
+    /// The request a payload holds: one control-protocol line, UTF-8, at
+    /// most 4 KiB (a trailing newline allowed).
+    static func request(_ payload: [UInt8]) -> Result<ControlRequest, Refusal> {
+        guard payload.count <= maximumCommandBytes else {
+            return .failure(Refusal(kind: "size", message: "a command is at most \(maximumCommandBytes) bytes; this one has \(payload.count)"))
+        }
+        guard var text = String(validating: payload, as: UTF8.self) else {
+            return .failure(Refusal(kind: "utf8", message: "a command is UTF-8 text; this one is not"))
+        }
+        if text.hasSuffix("\n") { text.removeLast() }
+        guard !text.contains(where: { $0 == "\n" || $0 == "\r\n" }) else {
+            return .failure(Refusal(kind: "lines", message: "one command per message; this one has several lines"))
+        }
+        do { return .success(try ControlRequest(parsing: text)) } catch {
+            return .failure(Refusal(kind: "command", message: error.message))
+        }
+    }
+
+    // MARK: State and events
+
+    private func showEvent(_ event: ShowEvent) {
+        switch event {
+        case .stopped:
+            link?.stop()
+            return
+        case .settingsApplied:
+            useSettings()
+        default:
+            break
+        }
+        if let line = event.watchLine, let topics { link?.publish(topics.event, Self.payload(line.line)) }
+        statePacing.changed()
+        armStatePublish()
+    }
+
+    private func armStatePublish() { statePublish?.arm(at: link?.isOnline == true ? statePacing.nextDue : nil) }
+
+    private func publishStateIfDue(at now: Double) {
+        guard statePacing.isDue(at: now), let link, link.isOnline, let topics, let commands else { return armStatePublish() }
+        link.publish(topics.state, Self.payload(commands.answer(.status)), retained: true)
+        statePacing.published(at: now)
+        armStatePublish()
+    }
+
+    /// A JSON line as a payload: without its newline.
+    static func payload(_ line: [UInt8]) -> [UInt8] { line.last == UInt8(ascii: "\n") ? Array(line.dropLast()) : line }
+}

@@ -1,0 +1,155 @@
+/// The retained configs by which Home Assistant's MQTT integration finds a
+/// kiosk and lists its entities (MQTT discovery): each under
+/// `<prefix>/<component>/<name>/<object>/config`, each with the same
+/// `device` block and the kiosk's availability topic, so Home Assistant
+/// greys the kiosk out when its last will says `offline`.
+///
+/// Every entity works through the topics a script would use: buttons and
+/// switches publish control-protocol lines on the command topic, and their
+/// states are read from the retained state (the `status` object). Nothing
+/// here is Home Assistant's alone.
+public struct HomeAssistantDiscovery: Sendable {
+    public let topics: MQTTTopics
+    public let prefix: String
+    public let version: String
+
+    public init(topics: MQTTTopics, prefix: String, version: String) {
+        self.topics = topics
+        self.prefix = prefix
+        self.version = version
+    }
+
+    /// One entity: its component (`button`, `switch`...), its object id
+    /// (`next`), and the config's own fields.
+    public struct Entity: Sendable {
+        public let component: String
+        public let object: String
+        public let fields: JSONObject
+    }
+
+    /// The orders `order` takes, as Home Assistant's select offers them.
+    public static let orders = PictureOrder.allCases.map(\.rawValue)
+
+    public var entities: [Entity] {
+        let command: JSONValue = .string(topics.command), state: JSONValue = .string(topics.state)
+        return [
+            Entity(component: "button", object: "next", fields: [
+                "name": "Next", "icon": "mdi:skip-next", "command_topic": command, "payload_press": "next",
+            ]),
+            Entity(component: "button", object: "previous", fields: [
+                "name": "Previous", "icon": "mdi:skip-previous", "command_topic": command, "payload_press": "prev",
+            ]),
+            Entity(component: "switch", object: "pause", fields: [
+                "name": "Pause", "icon": "mdi:pause", "command_topic": command, "payload_on": "pause", "payload_off": "resume",
+                "state_topic": state, "value_template": "{{ 'ON' if value_json.paused else 'OFF' }}", "state_on": "ON", "state_off": "OFF",
+            ]),
+            // On while the panel shows pictures; off while it is off, by a
+            // command or by display_schedule (its attributes say which).
+            Entity(component: "switch", object: "display", fields: [
+                "name": "Display", "icon": "mdi:monitor", "command_topic": command, "payload_on": "display on", "payload_off": "display off",
+                "state_topic": state, "value_template": "{{ 'OFF' if value_json.panel == 'off' else 'ON' }}", "state_on": "ON", "state_off": "OFF",
+                "json_attributes_topic": state,
+                "json_attributes_template": "{{ {'display_power': value_json.display_power, 'panel': value_json.panel} | tojson }}",
+            ]),
+            Entity(component: "number", object: "interval", fields: [
+                "name": "Interval", "icon": "mdi:timer-outline", "command_topic": command, "command_template": "set interval {{ value }}",
+                "state_topic": state, "value_template": "{{ value_json.interval }}",
+                "min": 1, "max": 3600, "step": 1, "mode": "box", "unit_of_measurement": "s",
+            ]),
+            Entity(component: "select", object: "order", fields: [
+                "name": "Order", "icon": "mdi:sort", "command_topic": command, "command_template": "set order {{ value }}",
+                "state_topic": state, "value_template": "{{ value_json.order }}", "options": .array(Self.orders.map(JSONValue.string)),
+            ]),
+            Entity(component: "sensor", object: "picture", fields: [
+                "name": "Picture", "icon": "mdi:image", "state_topic": state, "value_template": "{{ value_json.file }}",
+                "json_attributes_topic": state,
+                "json_attributes_template":
+                    "{{ {'index': value_json.index, 'count': value_json.count, 'taken': value_json.taken, 'size': value_json.picture_size} | tojson }}",
+            ]),
+            Entity(component: "sensor", object: "pictures", fields: [
+                "name": "Pictures", "icon": "mdi:image-multiple", "state_topic": state, "value_template": "{{ value_json.count }}",
+                "state_class": "measurement", "unit_of_measurement": "pictures",
+            ]),
+            Entity(component: "image", object: "picture", fields: [
+                "name": "Screen", "image_topic": .string(topics.picture), "content_type": "image/jpeg",
+            ]),
+        ]
+    }
+
+    /// Where `entity`'s config goes.
+    public func configTopic(_ entity: Entity) -> String { "\(prefix)/\(entity.component)/\(topics.name)/\(entity.object)/config" }
+
+    /// Every entity's config topic and payload (availability, a unique id
+    /// and the device added), in the order they are published.
+    public var configs: [(topic: String, payload: JSONObject)] {
+        let name = topics.name
+        let device: JSONObject = [
+            "identifiers": .array([.string("kioskd_\(name)")]), "name": .string(name), "manufacturer": "kioskd", "model": "kioskd",
+            "sw_version": .string(version),
+        ]
+        return entities.map { entity in
+            let unique: JSONObject = [
+                "unique_id": .string("kioskd_\(name)_\(entity.component)_\(entity.object)"),
+                "availability_topic": .string(topics.availability),
+                "device": .object(device),
+            ]
+            return (configTopic(entity), entity.fields + unique)
+        }
+    }
+
+    /// The pattern matching this kiosk's configs: an empty one arriving is Home Assistant removing it.
+    public var configPattern: String { "\(prefix)/+/\(topics.name)/+/config" }
+
+    /// Home Assistant's birth message topic: `online` when it (re)starts, so configs are published again.
+    public var statusTopic: String { "\(prefix)/status" }
+}
+
+/// When something changing is published: at once when it has been quiet,
+/// else once ``minimumGap`` has passed since the last time, with the value
+/// as it is then (a burst of changes is one message at its end).
+public struct PublishPacing: Sendable, Equatable {
+    public let minimumGap: Double
+    private var lastPublished: Double?
+    /// A change waits to be published.
+    public private(set) var pending = false
+
+    public init(minimumGap: Double) { self.minimumGap = minimumGap }
+
+    public mutating func changed() { pending = true }
+
+    /// When the next publish is due; nil while nothing changed.
+    public var nextDue: Double? {
+        guard pending else { return nil }
+        return lastPublished.map { $0 + minimumGap } ?? -Double.infinity
+    }
+
+    public func isDue(at now: Double) -> Bool { nextDue.map { $0 <= now } ?? false }
+
+    public mutating func published(at now: Double) {
+        lastPublished = now
+        pending = false
+    }
+
+    /// A new connection: the next change goes out at once.
+    public mutating func reset() { lastPublished = nil }
+}
+
+/// `2024-05-01T12:34:56`: a wall-clock time (seconds since 1970-01-01 00:00
+/// on that clock, as EXIF dates are read), in ISO 8601 without a zone.
+public func wallClockISO8601(_ seconds: Int64) -> String {
+    let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    let second = seconds - days * 86_400
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let mp = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+    return "\(yearText)-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
+}

@@ -1,0 +1,152 @@
+import Foundation
+import MQTTClient
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real broker (Debian's mosquitto) on a free loopback port with the
+/// test's own config, stopped when the test ends. `extra`: more lines of
+/// its config (a password file, TLS), given the broker's folder.
+public final class TestBroker {
+    public let port: Int
+    /// Where its config and anything a test makes for it (certificates, passwords) live.
+    public let folder: String
+    private var process: Process?
+    private let config: String
+
+    public init(anonymous: Bool = true, extra: (String) throws -> String = { _ in "" }) throws {
+        port = try Self.freePort()
+        folder = NSTemporaryDirectory() + "kioskd-mqtt-\(getpid())-\(port)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        config = folder + "/mosquitto.conf"
+        let lines = "listener \(port) 127.0.0.1\nallow_anonymous \(anonymous)\npersistence false\n" + (try extra(folder))
+        try lines.write(toFile: config, atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    public struct BrokerFailure: Error, CustomStringConvertible { public let description: String }
+
+    /// Starts it (again, on the same port), listening within 5 s.
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        process.arguments = ["-c", config]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(5)
+        while !Self.accepts(port) {
+            guard Date() < deadline, process.isRunning else { throw BrokerFailure(description: "mosquitto did not listen on port \(port)") }
+            usleep(5_000)
+        }
+    }
+
+    /// Stops it at once, as a crash or a power cut would.
+    public func stop() {
+        guard let process else { return }
+        // SIGKILL: a child of the test process may start with SIGTERM blocked (the mask is inherited), and would never go.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// A port nothing listens on now: bound to 0, read back, let go.
+    public static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw BrokerFailure(description: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// 127.0.0.1:`port`.
+    private static func loopback(port: Int) -> sockaddr_in {
+        sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: in_addr(s_addr: UInt32(0x7F00_0001).bigEndian), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// Drives connections as kioskd's run loop does: poll each socket for
+/// reading (and writing while it wants to), read and write when ready,
+/// keepalives between. Until `done` says so, or `seconds` pass.
+@discardableResult
+public func pump(_ connections: [MQTTConnection], seconds: Double = 5, until done: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !done() {
+        guard Date() < deadline else { return false }
+        var watched = connections.compactMap { connection in
+            connection.socket.map { pollfd(fd: $0, events: Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0), revents: 0) }
+        }
+        _ = poll(&watched, nfds_t(watched.count), 20)
+        for connection in connections {
+            guard let socket = connection.socket, let ready = watched.first(where: { $0.fd == socket })?.revents else { continue }
+            if ready & Int16(POLLIN | POLLHUP | POLLERR) != 0 { try? connection.read() }
+            if ready & Int16(POLLOUT) != 0 { try? connection.write() }
+            try? connection.maintain()
+        }
+    }
+    return true
+}
+
+/// The other side of a test: a client subscribed to some topics that
+/// keeps every message it is sent, and publishes.
+public final class TestSubscriber {
+    public let connection: MQTTConnection
+    public private(set) var messages: [(topic: String, payload: [UInt8], retained: Bool)] = []
+
+    public init(_ id: String, to patterns: [String], on broker: TestBroker, username: String? = nil, password: String? = nil) throws {
+        connection = try MQTTConnection(clientID: id, will: nil, username: username, password: password)
+        try connection.connect(to: "127.0.0.1", port: broker.port, keepalive: 30)
+        var connected = false
+        pump([connection]) {
+            connected = connection.takeEvents().contains(.connected(code: 0)) || connected
+            return connected
+        }
+        guard connected else { throw TestBroker.BrokerFailure(description: "\(id) was not accepted") }
+        for pattern in patterns { try connection.subscribe(pattern) }
+        pump([connection], seconds: 0.2) { false }
+    }
+
+    /// Pumps up to `seconds` until `done` holds of what arrived.
+    @discardableResult
+    public func wait(seconds: Double = 10, until done: ([(topic: String, payload: [UInt8], retained: Bool)]) -> Bool) -> Bool {
+        pump([connection], seconds: seconds) {
+            for case .message(let topic, let payload, let retained) in connection.takeEvents() { messages.append((topic, payload, retained)) }
+            return done(messages)
+        }
+    }
+
+    /// The payloads that arrived on `topic`, as text.
+    public func texts(on topic: String) -> [String] {
+        messages.filter { $0.topic == topic }.map { String(decoding: $0.payload, as: UTF8.self) }
+    }
+
+    public func publish(_ topic: String, _ text: String, retained: Bool = false) throws {
+        try publish(topic, Array(text.utf8), retained: retained)
+    }
+
+    public func publish(_ topic: String, _ payload: [UInt8], retained: Bool = false) throws {
+        try connection.publish(topic, payload, retained: retained)
+        pump([connection], seconds: 0.05) { !connection.wantsWrite }
+    }
+
+    public func forget() { messages = [] }
+}
