@@ -1,4 +1,7 @@
 import CMosquitto
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One connection to an MQTT broker through libmosquitto, driven by its
 /// owner's event loop and never by libmosquitto's own thread: the owner
@@ -22,6 +25,8 @@ public final class MQTTConnection {
         /// Its CONNACK: 0 is accepted; 4 bad user name or password, 5 not authorised (MQTT 3.1.1, 3.2.2.3).
         case connected(code: Int)
         case message(topic: String, payload: [UInt8], retained: Bool)
+        /// The broker has a message this side published (its PUBACK): the id ``publish(_:_:retained:)`` gave.
+        case acknowledged(messageID: Int32)
         /// The connection ended: 0 when this side asked (``disconnect()``).
         case disconnected(code: Int)
     }
@@ -117,6 +122,9 @@ public final class MQTTConnection {
         mosquitto_disconnect_callback_set(handle) { _, connection, code in
             MQTTConnection.owner(connection).events.append(.disconnected(code: Int(code)))
         }
+        mosquitto_publish_callback_set(handle) { _, connection, messageID in
+            MQTTConnection.owner(connection).events.append(.acknowledged(messageID: messageID))
+        }
         mosquitto_message_callback_set(handle) { _, connection, message in
             guard let message = message?.pointee else { return }
             let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(message.payloadlen))) } ?? []
@@ -155,6 +163,14 @@ public final class MQTTConnection {
         return socket >= 0 ? socket : nil
     }
 
+    /// Bytes the kernel holds unread on the socket (`FIONREAD`): more
+    /// packets to ``read()`` now.
+    public var bytesWaiting: Int {
+        guard let socket else { return 0 }
+        var count: Int32 = 0
+        return ioctl(socket, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
     /// True while packets wait to be written: watch the socket for writing.
     public var wantsWrite: Bool { mosquitto_want_write(handle) }
 
@@ -167,11 +183,15 @@ public final class MQTTConnection {
     /// Keepalives and retries of unacknowledged messages: call at least once a second.
     public func maintain() throws(Failure) { try check("mosquitto_loop_misc", mosquitto_loop_misc(handle)) }
 
-    /// Queues a message (quality of service 1: at least once); ``write()`` sends it.
-    public func publish(_ topic: String, _ payload: [UInt8], retained: Bool = false) throws(Failure) {
+    /// Queues a message (quality of service 1: at least once); ``write()``
+    /// sends it. Returns its id, which ``Event/acknowledged(messageID:)`` names.
+    @discardableResult
+    public func publish(_ topic: String, _ payload: [UInt8], retained: Bool = false) throws(Failure) -> Int32 {
+        var messageID: Int32 = 0
         try check("mosquitto_publish", payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, retained)
+            mosquitto_publish(handle, &messageID, topic, Int32(bytes.count), bytes.baseAddress, 1, retained)
         })
+        return messageID
     }
 
     /// Asks for the messages on `pattern` (`+` and `#` wildcards), quality of service 1.
@@ -179,7 +199,10 @@ public final class MQTTConnection {
         try check("mosquitto_subscribe", mosquitto_subscribe(handle, nil, pattern, 1))
     }
 
-    /// Says goodbye: the broker drops the will.
+    /// Says goodbye: the broker drops the will. libmosquitto closes the
+    /// socket as soon as the DISCONNECT is written: anything the broker
+    /// sends after that makes the kernel reset the connection, which can
+    /// lose the goodbye, so wait first for what was published to be acknowledged.
     public func disconnect() { mosquitto_disconnect(handle) }
 
     /// What the broker said since the last call, in order.

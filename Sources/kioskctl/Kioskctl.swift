@@ -30,7 +30,7 @@ struct Kioskctl: ParsableCommand {
             """,
         version: KioskVersion.current,
         subcommands: [
-            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self,
+            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self, Set.self,
             Display.self,
         ])
 
@@ -186,6 +186,21 @@ struct Reload: ParsableCommand {
         if let restart = reply["restart_needed"]?.strings, !restart.isEmpty {
             print("takes effect when kioskd restarts: " + restart.joined(separator: ", "))
         }
+    }
+}
+
+struct Set: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change one setting the show applies at once (interval, order, background...) until kioskd restarts; the config file is untouched.")
+    @OptionGroup var options: ConnectionOptions
+    @Argument(help: "The setting, as the config file names it: interval, order, transition...") var setting: String
+    @Argument(help: "Its value, as its flag takes it: 12, shuffle...") var value: String
+
+    func run() {
+        let reply = options.request("set \(setting) \(value)")
+        guard !options.json else { return }
+        let changed = reply["changed"]?.strings ?? []
+        print(changed.isEmpty ? "set: nothing changed" : "set: " + changed.joined(separator: ", "))
     }
 }
 

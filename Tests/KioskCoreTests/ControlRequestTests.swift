@@ -27,7 +27,7 @@ private func message(_ line: String) -> String? {
     }
 
     @Test func malformedLinesSayWhatIsAccepted() {
-        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload, display"
+        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set"
         #expect(message("") == "empty line: send one command per line, one of \(known)")
         #expect(message("   \r") == "empty line: send one command per line, one of \(known)")
         #expect(message("jump") == "unknown command \"jump\": the commands are \(known)")
@@ -49,7 +49,7 @@ private func message(_ line: String) -> String? {
     /// What a client sent is echoed safely: control characters and quotes
     /// escaped, long text cut, so an error reply is always one clean line.
     @Test func clientTextInAnErrorIsEscapedAndCut() {
-        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload, display")
+        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set")
         let long = String(repeating: "z", count: 500)
         let reply = message(long)!
         #expect(reply.contains(String(repeating: "z", count: 64) + "...\""))

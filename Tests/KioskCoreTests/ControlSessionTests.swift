@@ -222,7 +222,7 @@ private final class Answers {
             cacheBudgetBytes: 20)
         let keys = status.reply.fields.map(\.key)
         #expect(keys == [
-            "ok", "index", "file", "files", "count", "position", "paused", "moving", "interval", "transition", "display",
+            "ok", "index", "file", "files", "count", "taken", "picture_size", "position", "paused", "moving", "interval", "transition", "order", "display",
             "display_power", "panel", "zoom", "focus", "zoom_sharp", "uptime_s",
             "frames_shown", "refreshes_missed", "slides", "cache_bytes", "cache_budget_bytes", "version",
         ])

@@ -15,6 +15,10 @@ import Testing
             ("input", .list([.string("/dev/input/event3"), .string("usb-Panel-event-if00")])), ("grab", .boolean(true)),
             ("tap_zones", .boolean(false)), ("resume_after", .integer(45)), ("calibration", .string("0 1 0 -1 0 1")),
             ("keys", .table(["KEY_F5": .string("next"), "BTN_LEFT": .string("pause")])),
+            ("mqtt.broker", .string("mqtts://[fd00::2]:8884")), ("mqtt.name", .string("Lobby_1")), ("mqtt.groups", .string("lobby,hall")),
+            ("mqtt.discovery_prefix", .string("")), ("mqtt.username", .string("kiosk \"one\"")), ("mqtt.password_file", .string("mqtt-password")),
+            ("mqtt.ca_file", .string("/etc/kioskd/ca.pem")), ("mqtt.client_cert", .string("/etc/kioskd/kiosk.pem")),
+            ("mqtt.client_key", .string("/etc/kioskd/kiosk.key")), ("mqtt.keepalive", .integer(90)),
         ]
         for (name, value) in values { try settings.set(name, to: value) }
         return settings
@@ -33,7 +37,10 @@ import Testing
                 #expect(copy == settings, "\(name) = \(value.toml)")
             }
         }
-        #expect(KioskSettings.table.keys.filter { KioskSettings().writtenValue(of: $0) == nil } == ["images", "visible", "slot_height", "socket_group"])
+        #expect(KioskSettings.table.keys.filter { KioskSettings().writtenValue(of: $0) == nil } == [
+            "images", "visible", "slot_height", "socket_group", "mqtt.name", "mqtt.username", "mqtt.password_file", "mqtt.ca_file",
+            "mqtt.client_cert", "mqtt.client_key",
+        ])
         #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
     }
 

@@ -29,7 +29,10 @@ public final class TestBroker {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    public struct BrokerFailure: Error, CustomStringConvertible { public let description: String }
+    public struct BrokerFailure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
 
     /// Starts it (again, on the same port), listening within 5 s.
     public func start() throws {

@@ -106,7 +106,8 @@ final class MQTTLink {
 
     /// Says `offline` and goodbye: the show is stopping.
     func stop() {
-        close(saying: "offline")
+        close(saying: "offline", blocking: true)
+        for gone in leaving { leave(gone.connection) }
         target = nil
         armStep()
     }
@@ -223,10 +224,21 @@ final class MQTTLink {
 
     // MARK: The connection on the loop
 
+    /// The most packets read in one wake-up: a flood of commands is taken
+    /// in batches (libmosquitto reads one packet per call), and the loop
+    /// still gets back to its frames within a fraction of one.
+    static let packetsPerWakeUp = 64
+
     private func socketReady(_ events: EventSet) {
         guard let connection else { return }
         do {
-            if events.contains(.readable) || events.contains(.hangUp) || events.contains(.error) { try connection.read() }
+            if events.contains(.readable) || events.contains(.hangUp) || events.contains(.error) {
+                var packets = 0
+                repeat {
+                    try connection.read()
+                    packets += 1
+                } while packets < Self.packetsPerWakeUp && self.connection === connection && connection.bytesWaiting > 0
+            }
             if events.contains(.writable), self.connection === connection { try connection.write() }
         } catch {
             handleEvents()
@@ -252,6 +264,8 @@ final class MQTTLink {
                 refused(code)
             case .message(let topic, let payload, let retained):
                 message(topic, payload, retained)
+            case .acknowledged:
+                break
             case .disconnected(let code):
                 lost(code == 0 ? "the connection closed" : "the connection was lost (libmosquitto \(code))")
             }
@@ -267,6 +281,7 @@ final class MQTTLink {
     }
 
     private func stepDue(at now: Double) {
+        for gone in leaving where gone.until <= now { leave(gone.connection) }
         if let retryAt, now >= retryAt {
             self.retryAt = nil
             startAttempt()
@@ -285,14 +300,15 @@ final class MQTTLink {
 
     private func armStep() {
         let now = clock()
+        let lingering = leaving.map(\.until).min() ?? .infinity
         if let retryAt {
-            step?.arm(at: retryAt)
+            step?.arm(at: min(retryAt, lingering))
         } else if let handshakeUntil {
-            step?.arm(at: handshakeUntil)
+            step?.arm(at: min(handshakeUntil, lingering))
         } else if connection != nil, let keepalive = target?.settings.keepalive {
-            step?.arm(at: now + Double(keepalive) / 4)
+            step?.arm(at: min(now + Double(keepalive) / 4, lingering))
         } else {
-            step?.arm(at: nil)
+            step?.arm(at: lingering.isFinite ? lingering : nil)
         }
     }
 
@@ -347,16 +363,68 @@ final class MQTTLink {
     }
 
     /// Leaves the connection, saying `availability` first if online.
-    private func close(saying availability: String) {
+    /// Leaves the connection, saying `availability` first if online, and
+    /// goodbye once the broker has acknowledged it: libmosquitto closes
+    /// the socket with the DISCONNECT, and an acknowledgement arriving
+    /// after that would make the kernel reset the connection, which can
+    /// lose the goodbye and publish the will too. On the way out
+    /// (`blocking`) that wait is the only one (at most ``lingering``);
+    /// otherwise the loop watches the connection leave.
+    private func close(saying availability: String, blocking: Bool = false) {
         if isOnline, let connection, let target {
-            _ = try? connection.publish(target.availabilityTopic, Array(availability.utf8), retained: true)
-            connection.disconnect()
-            _ = try? connection.write()
-            log("mqtt: left \(target.broker)")
+            log("mqtt: leaving \(target.broker)")
+            if let said = try? connection.publish(target.availabilityTopic, Array(availability.utf8), retained: true) {
+                _ = try? connection.write()
+                if blocking {
+                    Self.awaitAcknowledgement(of: said, on: connection, within: Self.lingering)
+                    connection.disconnect()
+                } else {
+                    if let registration { loop.unregister(registration) }
+                    registration = nil
+                    linger(connection, until: said)
+                }
+            } else {
+                connection.disconnect()
+            }
         }
         drop()
         attempt += 1  // A connection still being made is dropped when it arrives.
         connecting = false
+    }
+
+    /// How long a connection left waits for its `offline` to be acknowledged.
+    static let lingering = 0.5
+
+    /// Connections left, until the broker acknowledges their `offline`.
+    private var leaving: [(connection: MQTTConnection, registration: Registration, until: Double)] = []
+
+    private func linger(_ connection: MQTTConnection, until said: Int32) {
+        guard let socket = connection.socket,
+              let watch = try? loop.register(socket, name: "mqtt leaving", handler: { [unowned self, unowned connection] _ in
+                  let read = (try? connection.read()) != nil
+                  if !read || connection.takeEvents().contains(.acknowledged(messageID: said)) { leave(connection) }
+              })
+        else { return connection.disconnect() }
+        leaving.append((connection, watch, clock() + Self.lingering))
+        armStep()
+    }
+
+    /// Says goodbye on a connection left, and forgets it.
+    private func leave(_ connection: MQTTConnection) {
+        for gone in leaving where gone.connection === connection { loop.unregister(gone.registration) }
+        leaving.removeAll { $0.connection === connection }
+        connection.disconnect()
+    }
+
+    /// Reads `connection` (poll, at most `seconds`) until message `said` is acknowledged.
+    private static func awaitAcknowledgement(of said: Int32, on connection: MQTTConnection, within seconds: Double) {
+        let until = MonotonicClock.now() + seconds
+        while let socket = connection.socket, MonotonicClock.now() < until {
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(max(1, (until - MonotonicClock.now()) * 1000))) > 0 else { return }
+            guard (try? connection.read()) != nil else { return }
+            if connection.takeEvents().contains(.acknowledged(messageID: said)) { return }
+        }
     }
 
     private func drop() {

@@ -129,14 +129,15 @@ final class ConfigReload: SettingsReloading {
                 return refuse(verb, "cannot watch the picture folder: \(error)")
             }
         }
+        // In force before the show says so: whoever hears `settingsApplied` reads these.
+        let before = settings
+        settings = applied
         if let screen {
             controller.move(to: screen, assembly: assembly)
             log("showing on \(screen.summary), rotation \(applied.display.rotation.rawValue)")
         } else {
             controller.reassemble(assembly)
         }
-        let before = settings
-        settings = applied
         powerKeeper?.use(applied.power.schedule)
         let applying = changed.filter { !waits($0) }
         if changed.isEmpty {

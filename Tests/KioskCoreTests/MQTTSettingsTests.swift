@@ -1,0 +1,141 @@
+import Foundation
+import KioskCore
+import TestSupport
+import Testing
+
+/// The `[mqtt]` table, Home Assistant's discovery configs, and when the
+/// state goes out (issue 35).
+@Suite struct MQTTSettingsTests {
+    @Test func theTableReadsFromTheFileAndTheFlagsAlike() throws {
+        var settings = KioskSettings()
+        #expect(settings.mqtt.broker == nil, "no broker by default: no MQTT")
+        try settings.set("mqtt", to: .table([
+            "broker": .string("mqtts://broker.lan"), "name": .string("Lobby-1"), "groups": .list([.string("lobby"), .string("all"), .string("lobby")]),
+            "discovery_prefix": .string(""), "username": .string("kiosk"), "password_file": .string("mqtt-password"), "keepalive": .integer(15),
+        ]))
+        #expect(settings.mqtt.broker == MQTTBroker(host: "broker.lan", port: 8883, usesTLS: true))
+        #expect(settings.mqtt.name == "Lobby-1" && settings.mqtt.groups == ["lobby", "all"], "a group said twice is one")
+        #expect(settings.mqtt.discoveryPrefix == "" && settings.mqtt.keepalive == 15 && settings.mqtt.passwordFile == "mqtt-password")
+        // A flag's text: groups separated by commas.
+        try settings.set("mqtt.groups", to: .string("hall, shop,,"))
+        #expect(settings.mqtt.groups == ["hall", "shop"])
+        try settings.set("mqtt.broker", to: .string("none"))
+        #expect(settings.mqtt.broker == nil)
+        #expect(KioskSettings.table["mqtt.broker"]?.flagName == "mqtt-broker")
+        #expect(KioskSettings.table["mqtt.password_file"]?.flagName == "mqtt-password-file")
+        #expect(KioskSettings.table["mqtt.client_cert"]?.flag == FlagScope.none, "certificates are the file's")
+        #expect(KioskSettings.table.descriptors.filter { $0.table == "mqtt" }.allSatisfy { $0.reload == .reconnect })
+    }
+
+    @Test(arguments: [
+        ("mqtt.broker", SettingValue.string("tcp://broker"), "is not a broker"),
+        ("mqtt.name", .string("lobby/one"), "e.g. \"lobby_one\""),
+        ("mqtt.name", .string("+"), "letters, digits, _ and -"),
+        ("mqtt.groups", .string("lobby,#"), "a group is named with letters"),
+        ("mqtt.groups", .integer(3), "a list of group names"),
+        ("mqtt.discovery_prefix", .string("home/#"), "without wildcards"),
+        ("mqtt.keepalive", .integer(2), "from 5 to 3600"),
+        ("mqtt.keepalive", .float(7.5), "whole seconds"),
+        ("mqtt.password_file", .string(""), "the path of a file"),
+    ])
+    func aValueThatIsNotOneIsRefusedInWords(key: String, value: SettingValue, words: String) {
+        var settings = KioskSettings()
+        let error = expectError(SettingError.self) { try settings.set(key, to: value) }
+        #expect(error?.description.contains(words) == true, "\(String(describing: error))")
+    }
+
+    @Test func settingsThatDoNotGoTogetherAreNamed() throws {
+        var mqtt = MQTTSettings()
+        mqtt.caFile = "/etc/ca.pem"
+        #expect(mqtt.problem == nil, "without a broker nothing is wrong")
+        mqtt.broker = MQTTBroker(host: "broker", port: 1883, usesTLS: false)
+        #expect(mqtt.problem?.contains("are for mqtts:// brokers") == true)
+        mqtt.broker = MQTTBroker(host: "broker", port: 8883, usesTLS: true)
+        #expect(mqtt.problem == nil)
+        mqtt.clientCert = "/etc/kiosk.pem"
+        #expect(mqtt.problem?.contains("go together") == true)
+        mqtt.clientKey = "/etc/kiosk.key"
+        mqtt.passwordFile = "mqtt-password"
+        #expect(mqtt.problem?.contains("without mqtt.username") == true)
+        mqtt.username = "kiosk"
+        #expect(mqtt.problem == nil)
+        #expect(mqtt.effectiveName(hostName: "Kiosk.Lobby.lan") == "kiosk_lobby_lan")
+        mqtt.name = "lobby"
+        #expect(mqtt.effectiveName(hostName: "Kiosk.Lobby.lan") == "lobby")
+    }
+
+    /// The nine entities, each config valid JSON with one device block and
+    /// the availability topic; states read from the `status` object.
+    @Test func discoveryConfigsNameEveryEntityWithOneDevice() throws {
+        let discovery = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "1.2.3")
+        let configs = discovery.configs
+        #expect(configs.map(\.topic) == [
+            "homeassistant/button/lobby/next/config", "homeassistant/button/lobby/previous/config",
+            "homeassistant/switch/lobby/pause/config", "homeassistant/switch/lobby/display/config",
+            "homeassistant/number/lobby/interval/config", "homeassistant/select/lobby/order/config",
+            "homeassistant/sensor/lobby/picture/config", "homeassistant/sensor/lobby/pictures/config",
+            "homeassistant/image/lobby/picture/config",
+        ])
+        var ids = Set<String>()
+        for config in configs {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(config.payload.line)) as? [String: Any])
+            #expect(json["availability_topic"] as? String == "kioskd/lobby/availability")
+            let device = try #require(json["device"] as? [String: Any])
+            #expect(device["identifiers"] as? [String] == ["kioskd_lobby"] && device["model"] as? String == "kioskd" && device["sw_version"] as? String == "1.2.3")
+            ids.insert(try #require(json["unique_id"] as? String))
+            if let topic = json["command_topic"] as? String { #expect(topic == "kioskd/lobby/command") }
+            if let topic = json["state_topic"] as? String { #expect(topic == "kioskd/lobby/state") }
+        }
+        #expect(ids.count == 9)
+        let byObject = Dictionary(uniqueKeysWithValues: discovery.entities.map { ("\($0.component)/\($0.object)", $0.fields) })
+        // Each command an entity sends is one the control protocol takes.
+        for (key, field) in [("button/next", "payload_press"), ("button/previous", "payload_press"), ("switch/pause", "payload_on"),
+                             ("switch/pause", "payload_off"), ("switch/display", "payload_on"), ("switch/display", "payload_off")] {
+            guard case .string(let line)? = byObject[key]?[field] else { Issue.record("\(key) has no \(field)"); continue }
+            #expect(throws: Never.self) { try ControlRequest(parsing: line) }
+        }
+        #expect(try ControlRequest(parsing: "set interval 12") == .set(setting: "interval", value: "12"))
+        #expect(byObject["select/order"]?["options"] == .array(["name", "mtime", "taken", "shuffle"]))
+        #expect(byObject["image/picture"]?["image_topic"] == .string("kioskd/lobby/picture"))
+        #expect(discovery.configPattern == "homeassistant/+/lobby/+/config" && discovery.statusTopic == "homeassistant/status")
+    }
+
+    /// A burst of changes is one message at its end; a quiet one goes at once.
+    @Test func stateIsPublishedAtMostTenTimesASecond() {
+        var pacing = PublishPacing(minimumGap: 0.1)
+        #expect(pacing.nextDue == nil)
+        pacing.changed()
+        #expect(pacing.isDue(at: 5.0), "the first change goes at once")
+        pacing.published(at: 5.0)
+        var published = 1
+        var time = 5.0
+        while time < 6.0 {
+            time += 0.004  // a change every 4 ms
+            pacing.changed()
+            if pacing.isDue(at: time) {
+                pacing.published(at: time)
+                published += 1
+            }
+        }
+        #expect(published <= 11 && published >= 9, "\(published) in a second")
+        #expect(pacing.nextDue.map { $0 > time } == true, "the last change still waits its turn")
+        pacing.reset()
+        #expect(pacing.isDue(at: time), "a new connection publishes at once")
+    }
+
+    @Test func takenDatesAreWrittenAsISO8601WallClockTimes() {
+        #expect(wallClockISO8601(0) == "1970-01-01T00:00:00")
+        #expect(wallClockISO8601(951_782_400 + 86_399) == "2000-02-29T23:59:59")
+        #expect(wallClockISO8601(1_714_566_896) == "2024-05-01T12:34:56")
+        #expect(wallClockISO8601(-1) == "1969-12-31T23:59:59")
+    }
+
+    @Test func setTakesASettingAndItsValue() throws {
+        #expect(try ControlRequest(parsing: "set order shuffle") == .set(setting: "order", value: "shuffle"))
+        #expect(try ControlRequest(parsing: "SET background  202020 ") == .set(setting: "background", value: "202020"))
+        let missing = expectError(ControlRequestError.self) { try ControlRequest(parsing: "set interval") }
+        #expect(missing?.message.hasPrefix("set takes a setting and its value") == true)
+        let typo = expectError(ControlRequestError.self) { try ControlRequest(parsing: "set intervall 3") }
+        #expect(typo?.message.contains("did you mean interval?") == true, "\(String(describing: typo))")
+    }
+}
