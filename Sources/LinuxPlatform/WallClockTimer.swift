@@ -28,6 +28,27 @@ public final class WallClockTimer {
         return Int64(ts.tv_sec)
     }
 
+    /// The wall clock now, in Unix seconds to the nanosecond.
+    public static func preciseNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Fires once at Unix time `time`, to the nanosecond (a group's beat); nil disarms.
+    public func arm(atPrecise time: Double?) throws(SystemCallError) {
+        var spec = itimerspec()
+        if let time {
+            let whole = max(time, 1).rounded(.down)
+            spec.it_value = timespec(tv_sec: Int(whole), tv_nsec: Int(((max(time, 1) - whole) * 1e9).rounded(.down)))
+            if spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0 { spec.it_value.tv_nsec = 1 }
+        }
+        try retryingInterrupts("timerfd_settime(CLOCK_REALTIME)") {
+            timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
+        }
+        armedAt = time.map { Int64($0.rounded(.down)) }
+    }
+
     /// Fires once at Unix time `time`; nil disarms.
     public func arm(at time: Int64?) throws(SystemCallError) {
         var spec = itimerspec()

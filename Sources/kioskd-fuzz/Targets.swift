@@ -1,17 +1,18 @@
 import ImageCodecs
 
-/// `kioskd-fuzz [control|config|picture|webp|heif|avif] ...`: the fuzz targets in one executable,
+/// `kioskd-fuzz [control|config|picture|webp|heif|avif|mqtt] ...`: the fuzz targets in one executable,
 /// chosen by the first argument (`control` when it is none of them):
 /// - `control`: what a control client can send (``runControlScript(_:)``);
 /// - `config`: a config file's bytes (``readConfigFile(_:)``);
 /// - `picture`: a picture file's bytes (``decodePicture(_:)``);
-/// - `webp`, `heif`, `avif`: a file's bytes straight into one codec (``decodeWith(_:)``).
+/// - `webp`, `heif`, `avif`: a file's bytes straight into one codec (``decodeWith(_:)``);
+/// - `mqtt`: a command or a group's beat from a broker (``readMQTTPayload(_:)``).
 ///
 /// Built with `-sanitize=fuzzer -D FUZZING` (`scripts/fuzz`), the rest of
 /// the arguments are libFuzzer's. Otherwise it is a replayer: each
 /// argument is a saved input (a crash libFuzzer found), run once.
 enum FuzzTarget: String {
-    case control, config, picture, webp, heif, avif
+    case control, config, picture, webp, heif, avif, mqtt
 
     var run: (UnsafeRawBufferPointer) -> Void {
         switch self {
@@ -21,6 +22,7 @@ enum FuzzTarget: String {
         case .webp: return decodeWith(WebPCodec.self)
         case .heif: return decodeWith(HEIFCodec.self)
         case .avif: return decodeWith(AVIFCodec.self)
+        case .mqtt: return readMQTTPayload
         }
     }
 

@@ -1,6 +1,8 @@
 import ControlClient
 import Foundation
+import ImageCodecs
 import KioskCore
+import KioskRendering
 import MQTTClient
 import TestSupport
 import Testing
@@ -145,6 +147,51 @@ private func object(_ text: String) -> [String: Any]? {
         let lines = daemon.stop()
         #expect(lines.filter { $0.contains("mqtt: refused a command") }.count == 4, "one line per kind: \(lines)")
         #expect(lines.contains { $0.contains("mqtt: ignored a retained command on kioskd/door/command") })
+    }
+
+    /// Home Assistant's image entity: the frame on screen, at most 640
+    /// pixels wide, after each picture change and at most once every 2 s.
+    @Test func thePictureTopicCarriesTheFrameOnScreenAsASmallJPEG() throws {
+        let broker = try TestBroker()
+        let watcher = try TestSubscriber("camera", to: ["kioskd/wall/picture"], on: broker)
+        let daemon = try daemon("wall", on: broker, ["--size", "1280x720"])
+        defer { _ = daemon.stop() }
+        watcher.wait { !$0.isEmpty }
+        let control = try ControlConnection(path: daemon.socket)
+        func published(_ payload: [UInt8]) throws -> RasterImage {
+            try JPEGCodec.decode(payload, path: "picture", minimumSize: nil, maximumPixels: 1 << 22)
+        }
+        // The frame on screen, downscaled: what screenshot shows, within JPEG's error.
+        func expectShown(_ payload: [UInt8], _ comment: String) throws {
+            let picture = try published(payload)
+            #expect(picture.size == PixelSize(width: 640, height: 360), "\(comment)")
+            let reply = try control.request("screenshot")
+            let count = try #require(object(String(decoding: reply, as: UTF8.self))?["png_bytes"] as? Int)
+            let screen = resample(try PNGCodec.decode(try control.read(count: count), path: "screenshot", background: .black, maximumPixels: 1 << 22),
+                                  to: picture.size)
+            var total = 0
+            for (a, b) in zip(picture.pixels, screen.pixels) {
+                for shift in [0, 8, 16] { total += abs(Int((a >> UInt32(shift)) & 0xFF) - Int((b >> UInt32(shift)) & 0xFF)) }
+            }
+            let mean = Double(total) / Double(picture.pixels.count * 3)
+            #expect(mean < 3, "\(comment): mean difference \(mean) per channel")
+        }
+        try expectShown(watcher.messages[0].payload, "at the start")
+        #expect(watcher.messages[0].retained || watcher.messages.count == 1)
+
+        // Three quick moves: the picture follows once the strip rests, not three times in 2 s.
+        watcher.forget()
+        let moved = Date()
+        for _ in 0..<3 {
+            _ = try control.request("next")
+            usleep(100_000)
+        }
+        watcher.wait(seconds: 6) { _ in false }
+        #expect(watcher.messages.count >= 1 && watcher.messages.count <= 2, "\(watcher.messages.count) pictures")
+        _ = moved
+        let status = object(String(decoding: try control.request("status"), as: UTF8.self)) ?? [:]
+        #expect(status["index"] as? Int == 3)
+        try expectShown(try #require(watcher.messages.last?.payload), "after three nexts")
     }
 
     /// A group command reaches every member; each replies on its own topic.
@@ -383,5 +430,105 @@ private func object(_ text: String) -> [String: Any]? {
         #expect(watcher.texts(on: "kioskd/after/availability") == ["online"])
         daemon.waitFor("reload: mqtt.name")
         #expect(daemon.log.contains("reload: mqtt.name \"before\" -> \"after\""), "\(daemon.log)")
+    }
+}
+
+/// Groups slide together on a shared wall-clock beat, with no message per slide.
+@Suite(.serialized) struct GroupBeatDaemonTests {
+    /// When each picture event arrived on a kiosk's `watch` (the wall clock, seconds).
+    fileprivate final class Watcher {
+        let connection: ControlConnection
+        private(set) var arrivals: [(time: Double, index: Int)] = []
+        init(_ daemon: Daemon) throws {
+            connection = try ControlConnection(path: daemon.socket)
+            _ = try connection.request("watch")
+            connection.timeout = 0.002
+        }
+
+        /// Reads every kiosk's events for `seconds`, each stamped when poll saw it.
+        static func read(_ watchers: [Watcher], for seconds: Double) {
+            let until = Date().addingTimeInterval(seconds)
+            while Date() < until {
+                var ready = watchers.map { pollfd(fd: $0.connection.descriptor, events: Int16(POLLIN), revents: 0) }
+                guard poll(&ready, nfds_t(ready.count), 10) > 0 else { continue }
+                let time = Date().timeIntervalSince1970
+                for (watcher, fd) in zip(watchers, ready) where fd.revents != 0 {
+                    while let line = try? watcher.connection.readLine() {
+                        let event = (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]) ?? [:]
+                        if event["event"] as? String == "picture", let index = event["index"] as? Int { watcher.arrivals.append((time, index)) }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func membersSlideTogetherAndALateOneJoinsAtTheNextBeat() throws {
+        let broker = try TestBroker()
+        let watcher = try TestSubscriber("fleet", to: ["kioskd/group/lobby/beat"], on: broker)
+        func member(_ name: String) throws -> Daemon {
+            let daemon = try Daemon(
+                ["--interval", "1.5", "--transition", "0.2", "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", name,
+                 "--mqtt-groups", "lobby"])
+            daemon.waitFor("picture(s), picture 0 in the centre")
+            return daemon
+        }
+        let first = try member("first")
+        defer { _ = first.stop() }
+        // Nobody had a beat: the first member starts one.
+        watcher.wait { !$0.isEmpty }
+        let started = try #require(watcher.messages.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] })
+        #expect(started["by"] as? String == "first" && started["interval"] as? Double == 1.5 && started["paused"] as? Bool == false)
+        #expect(watcher.messages.first?.retained == false || watcher.messages.count == 1)
+
+        // A second member, two beats later: it takes the group's picture at once, then slides with it.
+        usleep(3_000_000)
+        let second = try member("second")
+        defer { _ = second.stop() }
+        let one = try Watcher(first), two = try Watcher(second)
+        Watcher.read([one, two], for: 6.2)
+        // Each slide arrived on both with the same picture, within a frame or so of each other.
+        let pairs = one.arrivals.compactMap { a in two.arrivals.first { $0.index == a.index && abs($0.time - a.time) < 0.75 }.map { (a, $0) } }
+        #expect(pairs.count >= 3, "first: \(one.arrivals) second: \(two.arrivals)")
+        let spread = pairs.map { abs($0.0.time - $0.1.time) }.max() ?? 1
+        #expect(spread < 0.1, "largest spread \(spread) s (the bench measures it on a release build)")
+        #expect(watcher.messages.count == 1, "no message per slide: \(watcher.messages.count) beats")
+    }
+
+    @Test func aGroupCommandPublishesANewBeatAndAPauseHoldsEveryMember() throws {
+        let broker = try TestBroker()
+        let watcher = try TestSubscriber("fleet", to: ["kioskd/group/hall/beat", "kioskd/+/state"], on: broker)
+        var members: [Daemon] = []
+        defer { for member in members { _ = member.stop() } }
+        for name in ["a", "b"] {
+            let daemon = try Daemon(
+                ["--interval", "600", "--transition", "0.2", "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", name, "--mqtt-groups", "hall"])
+            daemon.waitFor("picture(s), picture 0 in the centre")
+            members.append(daemon)
+        }
+        watcher.wait { messages in messages.contains { $0.topic.hasSuffix("/beat") } }
+        watcher.forget()
+        try watcher.publish("kioskd/group/hall/command", "goto 6")
+        watcher.wait { messages in messages.filter { $0.topic.hasSuffix("/beat") }.count >= 2 }
+        let beats = watcher.messages.filter { $0.topic.hasSuffix("/beat") }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] }
+        #expect(beats.count == 2 && beats.allSatisfy { $0["position"] as? Int == 6 }, "\(beats)")
+        try watcher.publish("kioskd/group/hall/command", "pause")
+        for name in ["a", "b"] {
+            var paused = false
+            watcher.wait { _ in
+                paused = watcher.texts(on: "kioskd/\(name)/state").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?["paused"] as? Bool == true
+                return paused
+            }
+            #expect(paused, "\(name) paused")
+        }
+        // A newcomer finds the paused beat retained, and pauses where the group is.
+        let late = try Daemon(
+            ["--interval", "600", "--transition", "0.2", "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", "c", "--mqtt-groups", "hall"])
+        members.append(late)
+        var state: [String: Any] = [:]
+        watcher.wait { _ in
+            state = watcher.texts(on: "kioskd/c/state").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
+            return state["paused"] as? Bool == true && state["index"] as? Int == 6
+        }
+        #expect(state["paused"] as? Bool == true && state["index"] as? Int == 6, "\(state)")
     }
 }

@@ -111,6 +111,42 @@ struct VMServiceTests {
         expectSamePixels(shown, snapshot.frame)
     }
 
+    /// Home Assistant's broker, a real mosquitto in the guest with a
+    /// password: the default unit lets no IP through (a clear line, the
+    /// show goes on); the shipped drop-in lets it through, the password a
+    /// systemd credential; a command moves the real screen; killed, the
+    /// broker says offline and systemd brings it back online.
+    @Test func theMQTTDropInLetsTheBrokerThroughAndTheDefaultUnitDoesNot() throws {
+        let denied = try text("mqtt-denied.txt")
+        #expect(denied.contains("kioskd: mqtt: cannot join mqtt://127.0.0.1:1883"), "\(denied)")
+        #expect(!denied.contains("mqtt: online"), "\(denied)")
+        #expect(try text("mqtt-denied-status.txt").contains("of 9"), "the show went on")
+        let availability = try text("mqtt-availability.txt").split(separator: "\n").map(String.init)
+        // Online; the will after kill -9; online again once systemd restarted it; offline, said by kioskd, at the stop.
+        #expect(availability == [
+            "kioskd/vmkiosk/availability online", "kioskd/vmkiosk/availability offline", "kioskd/vmkiosk/availability online",
+            "kioskd/vmkiosk/availability offline",
+        ], "\(availability)")
+        #expect(denied.contains("Address family not supported by protocol"), "the unit's RestrictAddressFamilies: \(denied)")
+        let offline = try #require(Int(try text("mqtt-offline-ms.txt")))
+        #expect(offline < 15_000, "offline \(offline) ms after kill -9 (1.5 keepalives of 10 s at most)")
+        #expect(try text("mqtt-discovery.txt").split(separator: "\n").count == 9)
+        #expect(try text("mqtt-password-in-log.txt") == "0", "the password is in no log line")
+
+        let reply = try #require(try JSONSerialization.jsonObject(with: Data(try text("mqtt-reply.json").utf8)) as? [String: Any])
+        let index = try #require(reply["index"] as? Int, "\(reply)")
+        let state = try #require(try JSONSerialization.jsonObject(with: Data(try text("mqtt-state.json").utf8)) as? [String: Any])
+        #expect(state["index"] as? Int == index && state["count"] as? Int == 9, "\(state)")
+        let heic = try Data(contentsOf: URL(fileURLWithPath: results("systemd/phone.heic")))
+        let demo = try FileManager.default.contentsOfDirectory(atPath: demoImages).filter { $0.hasSuffix(".jpg") }
+        let folder = try PictureFolder([("00-phone.heic", [UInt8](heic))] + demo.map { ($0, [UInt8](try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + $0)))) })
+        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/kioskd.toml").standardized.path
+        let settings = try loadSettings(configPath: configFile, flags: [("images", folder.path)])
+        let shown = try screen("mqtt-next")
+        expectSamePixels(shown, try SnapshotJob(settings: settings, screen: shown.size, position: Double(index)).run().frame)
+    }
+
     @Test func theControlSocketIsForGroupKioskdOnly() throws {
         #expect(try text("alice.exit") == "0")
         #expect(try text("alice.txt").hasPrefix("picture   0 of 8: 01.jpg"))
@@ -125,7 +161,8 @@ struct VMServiceTests {
         let all = try text("journal.txt"), warnings = try text("journal-warning.txt")
         #expect(all.contains("kioskd: showing on /dev/dri/card0 (bochs-drm) Virtual-1 1280x800@75, rotation 0; seat0 through the seat manager"))
         #expect(all.contains("kioskd: control socket: the socket systemd passed"))
-        let kioskdWarnings = warnings.split(separator: "\n").filter { $0.hasPrefix("kioskd: ") }
+        // The MQTT test's broker, denied by the default unit, is the other warning (theMQTTDropIn...).
+        let kioskdWarnings = warnings.split(separator: "\n").filter { $0.hasPrefix("kioskd: ") && !$0.hasPrefix("kioskd: mqtt: cannot join mqtt://127.0.0.1:1883") }
         #expect(kioskdWarnings.count == 1 && kioskdWarnings.allSatisfy { $0.hasPrefix("kioskd: display: Virtual-1 has no screen") },
                 "ordinary lines at warning: \(warnings)")
         #expect(!all.contains("<5>"), "priority prefixes left in the text")

@@ -139,3 +139,63 @@ import Testing
         #expect(typo?.message.contains("did you mean interval?") == true, "\(String(describing: typo))")
     }
 }
+
+/// The group's wall-clock beat: where the group is at any time, and when it slides next.
+@Suite struct GroupBeatTests {
+    @Test func slideKStartsAtEpochPlusKIntervalsOnPositionPlusK() {
+        let beat = GroupBeat(epoch: 1_000_000, interval: 8, position: 5, by: "a")
+        #expect(beat.item(at: 1_000_000, count: 8) == 5)
+        #expect(beat.item(at: 1_000_007.999, count: 8) == 5)
+        #expect(beat.item(at: 1_000_008, count: 8) == 6)
+        #expect(beat.item(at: 1_000_000 + 8 * 3 + 1, count: 8) == 0, "round the loop")
+        #expect(beat.item(at: 999_990, count: 8) == 5, "before the epoch: its position")
+        #expect(beat.item(at: 1_000_000, count: 0) == nil)
+        #expect(beat.item(at: 1_000_000, count: 3) == 2, "a shorter playlist: the same slide, its own picture")
+        #expect(beat.nextSlide(after: 1_000_000)! == (1, 1_000_008))
+        #expect(beat.nextSlide(after: 1_000_008)! == (2, 1_000_016), "at a beat's instant, the next one")
+        #expect(beat.nextSlide(after: 999_000)! == (0, 1_000_000))
+        var paused = beat
+        paused.paused = true
+        #expect(paused.nextSlide(after: 1_000_100) == nil && paused.item(at: 1_000_100, count: 8) == 5)
+    }
+
+    /// A clock stepped forward by an hour: one slide to where the group is, not 450.
+    @Test func aSteppedClockGivesOnePictureNotABurst() {
+        let beat = GroupBeat(epoch: 1_000_000, interval: 8, position: 0, by: "a")
+        let before = beat.item(at: 1_000_020, count: 1000)!
+        let after = beat.item(at: 1_000_020 + 3600, count: 1000)!
+        #expect(after - before == 450, "the group's picture an hour on, reached by one goto")
+        #expect(beat.nextSlide(after: 1_000_020 + 3600)!.at == 1_000_000 + 8 * 453)
+    }
+
+    @Test func theBeatIsPublishedAsJSONAndReadBack() throws {
+        let beat = GroupBeat(epoch: 1_795_680_000.25, interval: 7.5, position: 12, paused: true, by: "lobby-1")
+        let text = String(decoding: beat.payload.line, as: UTF8.self)
+        #expect(text == #"{"epoch":1795680000.25,"interval":7.5,"position":12,"paused":true,"by":"lobby-1"}"# + "\n")
+        #expect(try JSONDecoder().decode(GroupBeat.self, from: Data(text.utf8)) == beat)
+        for (broken, problem) in [
+            (GroupBeat(epoch: .nan, interval: 8, position: 0, by: "x"), "epoch"),
+            (GroupBeat(epoch: 1e12, interval: 8, position: 0, by: "x"), "epoch"),
+            (GroupBeat(epoch: 1e9, interval: 0, position: 0, by: "x"), "interval"),
+            (GroupBeat(epoch: 1e9, interval: 8, position: -1, by: "x"), "position"),
+        ] {
+            #expect(broken.problem?.contains(problem) == true)
+        }
+    }
+
+    /// While a group times the slides, the show does not slide by itself;
+    /// it remembers when someone last touched it.
+    @Test func aShowTimedByItsGroupDoesNotSlideByItself() {
+        var show = ShowSchedule(at: 0, pictureCount: 8, settings: MotionSettings(), now: 100)
+        show.apply(.timedByGroup(true), at: 100)
+        #expect(show.nextAdvance == nil && !show.advanceIfDue(at: 200))
+        show.apply(.goto(item: 3), at: 200)
+        #expect(show.target == 3 && show.nextAdvance == nil)
+        #expect(show.lastPresence == nil)
+        show.apply(.personPresent, at: 210)
+        #expect(show.lastPresence == 210)
+        show.apply(.timedByGroup(false), at: 220)
+        #expect(show.nextAdvance != nil, "its own rest again")
+        #expect(show.advanceIfDue(at: 300) && show.target == 4)
+    }
+}

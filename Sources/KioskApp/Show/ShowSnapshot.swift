@@ -48,6 +48,9 @@ struct ShowSnapshot {
         let interval: Double
         /// The playlist's order (the `order` setting).
         let order: PictureOrder
+        /// When someone last touched the kiosk; whether a finger holds the strip now.
+        let lastPresence: Double?
+        let held: Bool
         let motion: StripMotion
     }
 
@@ -87,7 +90,8 @@ extension RunningShow {
             centred: .init(item: centredItem, files: centredFiles, info: centredUnit.flatMap { decoded.info(of: decoded.key($0)) }),
             strip: .init(
                 slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
-                paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, order: order, motion: schedule.motion),
+                paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, order: order,
+                lastPresence: schedule.lastPresence, held: schedule.isHeld, motion: schedule.motion),
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,

@@ -13,7 +13,7 @@ import Glibc
 /// Everything happens on the run loop and nothing waits: the listening
 /// socket and every client are non-blocking, replies are queued and sent
 /// as the client takes them (writable interest only while some wait), and
-/// screenshots are encoded on the ``ScreenshotEncoder``'s thread. What a
+/// screenshots are encoded on the ``FrameEncoder``'s thread. What a
 /// client may do is the ``ControlSession``'s to decide; this type only
 /// moves bytes and keeps the books (at most ``ControlSession/maximumClients``,
 /// at most ``maximumScreenshots`` PNGs held at once).
@@ -21,7 +21,7 @@ final class ControlSocket: ShowSource {
     private let listener: ControlListener
     private let reload: (any SettingsReloading)?
     private let power: (any DisplayPowerControl)?
-    private let encoder: ScreenshotEncoder
+    private let encoder: FrameEncoder
     /// Its clients, once it serves a show (``attach(to:controller:)``).
     private var clients: ControlClients?
 
@@ -32,7 +32,7 @@ final class ControlSocket: ShowSource {
         self.listener = listener
         self.reload = reload
         self.power = power
-        encoder = try ScreenshotEncoder()
+        encoder = try FrameEncoder()
     }
 
     deinit { encoder.stop() }
@@ -53,7 +53,7 @@ final class ControlClients {
     static let maximumScreenshots = 4
 
     private let listener: ControlListener
-    private let encoder: ScreenshotEncoder
+    private let encoder: FrameEncoder
     private let loop: EventLoop
     private let controller: ShowController
     private let commands: ControlCommands
@@ -83,7 +83,7 @@ final class ControlClients {
     }
 
     init(
-        listener: ControlListener, encoder: ScreenshotEncoder, loop: EventLoop, controller: ShowController, commands: ControlCommands
+        listener: ControlListener, encoder: FrameEncoder, loop: EventLoop, controller: ShowController, commands: ControlCommands
     ) throws(SystemCallError) {
         self.listener = listener
         self.encoder = encoder
@@ -266,7 +266,7 @@ final class ControlClients {
             guard let client = clients[finished.client] else { continue }
             let now = controller.clock()
             let again: Bool
-            switch finished.png {
+            switch finished.file {
             case .success(let png):
                 let reply = ControlReply.success([
                     "png_bytes": .int(png.count), "width": .int(finished.size.width), "height": .int(finished.size.height),

@@ -17,15 +17,22 @@ import Glibc
 ///   reply and a log line (at most one a minute per kind).
 /// - The state (`status`) is published retained on every change, at most
 ///   ten times a second; the `watch` events as they happen.
+/// - The frame on screen, as a JPEG at most 640 pixels wide (encoded on the
+///   ``FrameEncoder``'s thread), is published retained once the strip has
+///   come to rest on a new picture and it is decoded, at most once every
+///   2 s: Home Assistant's image entity shows what the kiosk shows.
 /// - Home Assistant's discovery configs are published at every connect and
 ///   whenever Home Assistant says it is `online` again; an empty config
 ///   (the kiosk removed in Home Assistant) stops them until kioskd restarts.
+/// - A kiosk in groups obeys each group's commands, and slides on its
+///   first group's shared beat (``GroupBeatFollower``).
 /// - A reload that changes the `[mqtt]` settings connects again with them.
 final class MQTTSource: ShowSource {
-    /// The longest command taken; longer ones are refused.
-    static let maximumCommandBytes = 4096
     /// The state's least gap: at most ten a second.
     static let stateGap = 0.1
+    /// The picture's least gap, and how it is encoded.
+    static let pictureGap = 2.0
+    static let pictureFormat = FrameEncoder.Format.jpeg(maximumWidth: 640, quality: 80)
 
     /// The settings in force (a reload's, else the start's).
     private let settings: () -> KioskSettings
@@ -39,6 +46,10 @@ final class MQTTSource: ShowSource {
     private var commands: ControlCommands?
     private var statePublish: Deadline?
     private var statePacing = PublishPacing(minimumGap: MQTTSource.stateGap)
+    private var picturePublish: Deadline?
+    private var picturePacing = PublishPacing(minimumGap: MQTTSource.pictureGap)
+    private var encoder: FrameEncoder?
+    private var encoderRegistration: Registration?
     private var logThrottle = LogThrottle(period: 60)
     /// Home Assistant removed this kiosk (an empty config): no configs until kioskd restarts.
     private var removedFromHomeAssistant = false
@@ -47,6 +58,11 @@ final class MQTTSource: ShowSource {
     private var topics: MQTTTopics?
     private var discovery: HomeAssistantDiscovery?
     private var groups: [String] = []
+    /// The first group's beat, while the kiosk is in a group.
+    private var beat: GroupBeatFollower?
+    private var loop: EventLoop?
+
+    deinit { encoder?.stop() }
 
     init(settings: @escaping () -> KioskSettings, hostName: String = MQTTSource.hostName(), reload: (any SettingsReloading)?,
          power: (any DisplayPowerControl)?, log: @escaping (LogLine) -> Void) {
@@ -66,6 +82,7 @@ final class MQTTSource: ShowSource {
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
         self.controller = controller
+        self.loop = loop
         commands = ControlCommands(controller: controller, started: controller.clock(), reload: reload, power: power) { [unowned loop] in
             loop.wakeUps
         }
@@ -74,6 +91,10 @@ final class MQTTSource: ShowSource {
         link.message = { [unowned self] in received($0, $1, retained: $2) }
         self.link = link
         statePublish = loop.deadline(named: "mqtt state") { [unowned self] now in publishStateIfDue(at: now) }
+        picturePublish = loop.deadline(named: "mqtt picture") { [unowned self] now in publishPictureIfDue(at: now) }
+        let encoder = try FrameEncoder()
+        self.encoder = encoder
+        encoderRegistration = try loop.register(encoder.readyFD, name: "mqtt picture") { [unowned self] _ in pictureEncoded() }
         // Held by the controller: `.stopped` comes after the loop has ended.
         controller.subscribe { [self] event in showEvent(event) }
         useSettings()
@@ -91,6 +112,7 @@ final class MQTTSource: ShowSource {
         guard let broker = mqtt.broker else {
             topics = nil
             discovery = nil
+            follow(nil, name: "")
             return link?.use(nil) ?? ()
         }
         let name = mqtt.effectiveName(hostName: hostName)
@@ -99,7 +121,27 @@ final class MQTTSource: ShowSource {
         self.topics = topics
         discovery = mqtt.discoveryPrefix.isEmpty ? nil : HomeAssistantDiscovery(topics: topics, prefix: mqtt.discoveryPrefix, version: KioskVersion.current)
         groups = mqtt.groups
+        follow(groups.first, name: name)
         link?.use(MQTTLink.Target(broker: broker, clientID: "kioskd-\(name)", availabilityTopic: topics.availability, settings: mqtt))
+    }
+
+    /// Follows `group`'s beat (nil: none), leaving the one followed if it differs.
+    private func follow(_ group: String?, name: String) {
+        guard group != beat?.group else { return }
+        beat?.stop()
+        beat = nil
+        guard let group, let loop, let controller else { return }
+        do {
+            beat = try GroupBeatFollower(
+                group: group, name: name, loop: loop, controller: controller, resumeAfter: { [unowned self] in settings().motion.resumeAfter },
+                publish: { [unowned self] topic, payload, retained in link?.publish(topic, payload, retained: retained) }, log: log)
+        } catch {
+            log(.warning("mqtt: cannot follow group \(group)'s beat: \(error)"))
+        }
+        if link?.isOnline == true, let beat {
+            link?.subscribe(beat.topic)
+            beat.subscribed()
+        }
     }
 
     // MARK: The broker
@@ -110,6 +152,10 @@ final class MQTTSource: ShowSource {
         link.publish(topics.availability, Array("online".utf8), retained: true)
         link.subscribe(topics.command)
         for group in groups { link.subscribe(MQTTTopics.groupCommand(group)) }
+        if let beat {
+            link.subscribe(beat.topic)
+            beat.subscribed()
+        }
         if let discovery {
             link.subscribe(discovery.statusTopic)
             link.subscribe(discovery.configPattern)
@@ -118,6 +164,9 @@ final class MQTTSource: ShowSource {
         statePacing.reset()
         statePacing.changed()
         publishStateIfDue(at: controller?.clock() ?? 0)
+        picturePacing.reset()
+        picturePacing.changed()
+        publishPictureIfDue(at: controller?.clock() ?? 0)
     }
 
     private func publishDiscovery() {
@@ -130,6 +179,7 @@ final class MQTTSource: ShowSource {
         if topic == topics.command || groups.contains(where: { MQTTTopics.groupCommand($0) == topic }) {
             return command(payload, on: topic, retained: retained)
         }
+        if let beat, topic == beat.topic { return beat.received(payload) }
         guard let discovery else { return }
         if topic == discovery.statusTopic {
             if payload == Array("online".utf8) {
@@ -157,7 +207,7 @@ final class MQTTSource: ShowSource {
             }
             return
         }
-        switch Self.request(payload) {
+        switch MQTTCommand.request(payload) {
         case .failure(let refusal):
             if logThrottle.allows(refusal.kind, at: now) { log(.warning("mqtt: refused a command on \(topic): \(refusal.message)")) }
             reply = ControlReply.failure(refusal.message).line
@@ -169,31 +219,19 @@ final class MQTTSource: ShowSource {
             reply = commands.answer(request)
             statePacing.changed()
             armStatePublish()
+            // A group command moves the whole group: a new beat, from here and now.
+            if let beat, topic == MQTTTopics.groupCommand(beat.group), Self.movesTheGroup(request), reply.starts(with: Array("{\"ok\":true".utf8)) {
+                beat.groupCommandPerformed()
+            }
         }
         link.publish(topics.reply, Self.payload(reply))
     }
 
-    /// Why a payload is not a command: the reply's words, and its kind for the log's rate.
-    struct Refusal: Error {
-        let kind: String
-        let message: String
-    }
-
-    /// The request a payload holds: one control-protocol line, UTF-8, at
-    /// most 4 KiB (a trailing newline allowed).
-    static func request(_ payload: [UInt8]) -> Result<ControlRequest, Refusal> {
-        guard payload.count <= maximumCommandBytes else {
-            return .failure(Refusal(kind: "size", message: "a command is at most \(maximumCommandBytes) bytes; this one has \(payload.count)"))
-        }
-        guard var text = String(validating: payload, as: UTF8.self) else {
-            return .failure(Refusal(kind: "utf8", message: "a command is UTF-8 text; this one is not"))
-        }
-        if text.hasSuffix("\n") { text.removeLast() }
-        guard !text.contains(where: { $0 == "\n" || $0 == "\r\n" }) else {
-            return .failure(Refusal(kind: "lines", message: "one command per message; this one has several lines"))
-        }
-        do { return .success(try ControlRequest(parsing: text)) } catch {
-            return .failure(Refusal(kind: "command", message: error.message))
+    /// Commands after which a group's beat starts again from where the group now is.
+    static func movesTheGroup(_ request: ControlRequest) -> Bool {
+        switch request {
+        case .next, .previous, .goto, .pause, .resume, .set: return true
+        case .status, .screenshot, .watch, .reload, .display: return false
         }
     }
 
@@ -202,10 +240,14 @@ final class MQTTSource: ShowSource {
     private func showEvent(_ event: ShowEvent) {
         switch event {
         case .stopped:
+            beat?.stop()
             link?.stop()
             return
         case .settingsApplied:
             useSettings()
+        case .pictureCentred, .ready, .screenChanged, .panelChanged:
+            picturePacing.changed()
+            armPicturePublish()
         default:
             break
         }
@@ -221,6 +263,36 @@ final class MQTTSource: ShowSource {
         link.publish(topics.state, Self.payload(commands.answer(.status)), retained: true)
         statePacing.published(at: now)
         armStatePublish()
+    }
+
+    private func armPicturePublish() { picturePublish?.arm(at: link?.isOnline == true ? picturePacing.nextDue : nil) }
+
+    /// The frame on screen to the encoder, once the strip is at rest on a
+    /// decoded picture (until then, a look every 0.2 s); none while the display is off.
+    private func publishPictureIfDue(at now: Double) {
+        guard picturePacing.isDue(at: now), link?.isOnline == true, let controller, let encoder else { return armPicturePublish() }
+        let show = controller.snapshot
+        if show.asleep || show.panel != .active {
+            picturePacing.published(at: now)  // nothing to show; the next change asks again
+            return armPicturePublish()
+        }
+        guard !show.strip.moving, show.centred.item == nil || show.centred.info != nil, let shown = controller.frameNow() else {
+            picturePublish?.arm(at: now + 0.2)
+            return
+        }
+        encoder.encode(shown.frame, as: Self.pictureFormat, for: 0)
+        picturePacing.published(at: now)
+        armPicturePublish()
+    }
+
+    private func pictureEncoded() {
+        guard let encoder else { return }
+        for finished in encoder.takeFinished() {
+            switch finished.file {
+            case .success(let jpeg): if let topics { link?.publish(topics.picture, jpeg, retained: true) }
+            case .failure(let error): log(.warning("mqtt: the picture for Home Assistant could not be encoded: \(error)"))
+            }
+        }
     }
 
     /// A JSON line as a payload: without its newline.

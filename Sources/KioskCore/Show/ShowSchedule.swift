@@ -18,6 +18,8 @@ public enum ShowCommand: Sendable, Hashable {
     /// Fingers zooming the centred picture (the show's ``CentredZoom``);
     /// to the schedule, someone is present.
     case zoom(ZoomTouch)
+    /// A group's beat times the automatic slides (true), or the show's own rest does again (false).
+    case timedByGroup(Bool)
 
     public static let next = ShowCommand.move(by: 1)
     public static let previous = ShowCommand.move(by: -1)
@@ -70,8 +72,17 @@ public struct ShowSchedule: Sendable, Equatable {
     public private(set) var isPaused = false
     /// True while the display is off (``sleep(at:)``): nothing moves by itself.
     public private(set) var isAsleep = false
-    /// When the next automatic slide starts; nil while paused.
-    public private(set) var nextAdvance: Double?
+    /// When the next automatic slide starts; nil while paused, or while a
+    /// group's beat times the slides (``isTimedByGroup``).
+    public var nextAdvance: Double? { isTimedByGroup ? nil : restEnds }
+    /// When the rest on the centred picture ends, by the show's own timing.
+    private var restEnds: Double?
+    /// The slides come from a group's shared beat (``GroupBeat``): the
+    /// show does not slide by itself; the group sends it where to go.
+    public private(set) var isTimedByGroup = false
+    /// When someone last touched the kiosk (a finger, a key, a pinch): a
+    /// kiosk in a group keeps out of the beat until `resumeAfter` after it.
+    public private(set) var lastPresence: Double?
     /// Pictures in the playlist; below two nothing moves.
     public var pictureCount: Int
     /// Seconds after the last touch before automatic slides resume.
@@ -91,7 +102,7 @@ public struct ShowSchedule: Sendable, Equatable {
         interval = settings.interval
         resumeAfter = settings.resumeAfter
         self.pictureCount = pictureCount
-        nextAdvance = now + interval
+        restEnds = now + interval
     }
 
     /// The whole slot the strip rests on, or is sliding to; while a finger
@@ -125,19 +136,23 @@ public struct ShowSchedule: Sendable, Equatable {
             move(by: index.nearestSlot(showing: item, from: target) - target, at: now)
         case .pause:
             isPaused = true
-            nextAdvance = nil
+            restEnds = nil
         case .resume:
             guard isPaused else { return }
             isPaused = false
-            if !isAsleep { nextAdvance = max(now, motion.restTime) + interval }
+            if !isAsleep { restEnds = max(now, motion.restTime) + interval }
         case .touch(let touch):
             apply(touch, at: now)
         case .personPresent, .zoom:
-            if let due = nextAdvance { nextAdvance = max(due, now + resumeAfter) }
+            lastPresence = now
+            if let due = restEnds { restEnds = max(due, now + resumeAfter) }
+        case .timedByGroup(let timed):
+            isTimedByGroup = timed
         }
     }
 
     private mutating func apply(_ touch: StripTouch, at now: Double) {
+        lastPresence = now
         // A dark panel shows nothing to drag.
         guard pictureCount >= 2, !isAsleep else { return }
         switch touch {
@@ -145,7 +160,7 @@ public struct ShowSchedule: Sendable, Equatable {
             let position = motion.position(at: now)
             held = Hold(position: position, target: held?.target ?? motion.target, dragged: false)
             motion.hold(at: position, time: now)
-            nextAdvance = nil
+            restEnds = nil
         case .dragged(let pictures):
             guard let caught = held, pictures.isFinite else { return }
             held?.dragged = true
@@ -171,7 +186,7 @@ public struct ShowSchedule: Sendable, Equatable {
     private mutating func settle(to target: Double, velocity: Double, at now: Double) {
         held = nil
         motion.retarget(to: target, at: now, velocity: velocity)
-        if !isPaused { nextAdvance = max(motion.restTime + interval, now + resumeAfter) }
+        if !isPaused { restEnds = max(motion.restTime + interval, now + resumeAfter) }
     }
 
     /// The fastest a released finger may start the settle, in pictures a
@@ -195,7 +210,7 @@ public struct ShowSchedule: Sendable, Equatable {
     public mutating func apply(_ settings: MotionSettings) {
         motion.easing = settings.easing
         motion.duration = settings.transition
-        if let due = nextAdvance { nextAdvance = due - interval + settings.interval }
+        if let due = restEnds { restEnds = due - interval + settings.interval }
         interval = settings.interval
     }
 
@@ -206,7 +221,7 @@ public struct ShowSchedule: Sendable, Equatable {
         let target = Double(self.target)
         held = nil
         motion = StripMotion(at: target, easing: motion.easing, duration: motion.duration)
-        nextAdvance = nil
+        restEnds = nil
         isAsleep = true
     }
 
@@ -215,7 +230,7 @@ public struct ShowSchedule: Sendable, Equatable {
     public mutating func wake(at now: Double) {
         guard isAsleep else { return }
         isAsleep = false
-        if !isPaused { nextAdvance = now + interval }
+        if !isPaused { restEnds = now + interval }
     }
 
     /// Starts the automatic slide if its time has come; true if it did.
@@ -223,7 +238,7 @@ public struct ShowSchedule: Sendable, Equatable {
         guard let due = nextAdvance, now >= due, held == nil else { return false }
         guard pictureCount >= 2 else {
             // Nothing to slide to: wait another interval (the playlist may grow).
-            nextAdvance = now + interval
+            restEnds = now + interval
             return false
         }
         move(by: 1, at: now)
@@ -249,6 +264,6 @@ public struct ShowSchedule: Sendable, Equatable {
             return
         }
         motion.retarget(to: motion.target + Double(delta), at: now)
-        if !isPaused { nextAdvance = motion.restTime + interval }
+        if !isPaused { restEnds = motion.restTime + interval }
     }
 }
