@@ -152,7 +152,7 @@ let package = Package(
             name: "kioskd-bench",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "CHEIF", "CAVIF", "ControlClient", "CLinux", "InputDevices",
-                "SystemCalls", "LinuxPlatform",
+                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).
@@ -170,16 +170,18 @@ let package = Package(
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
-        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport"]),
+        .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.
-        .target(name: "TestSupport", dependencies: ["MQTTClient"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // A real mosquitto for the MQTT tests and the benchmark, and clients to watch it.
+        .target(name: "BrokerSupport", dependencies: ["MQTTClient"], path: "Tests/BrokerSupport"),
         .testTarget(name: "LinuxPlatformTests", dependencies: ["LinuxPlatform", "SystemCalls", "CLinux", "TestSupport"]),
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
-                "InputDevices", "LinuxPlatform", "MQTTClient",
+                "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport",
                 "TestSupport",
             ]),
     ],

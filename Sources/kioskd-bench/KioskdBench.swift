@@ -20,7 +20,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -66,7 +66,7 @@ struct Figures: ParsableCommand {
         let heics = try showOf(try benchHEIC(in: folder), in: folder, named: "heics-20-v2")
         let avifs = try showOf(try benchAVIF(in: folder), in: folder, named: "avifs-20-v1")
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -130,6 +130,8 @@ struct Slides: ParsableCommand {
     var workerPriority = WorkerPriority.batch
     @Flag(inversion: .prefixedNo, help: "Run the display loop at SCHED_FIFO 1 where allowed, as the daemon does.")
     var realTime = true
+    @Option(help: "Join the MQTT broker on this loopback port as kioskd/load (the MQTT load figure's).")
+    var mqttPort: Int?
 
     func run() throws {
         guard let screen = PixelSize(parsing: size) else { throw ValidationError("--size: expected WIDTHxHEIGHT, not \(size)") }
@@ -139,7 +141,7 @@ struct Slides: ParsableCommand {
             guard sched_setaffinity(0, MemoryLayout<UInt>.size, &core0) == 0 else { throw SystemCallError.last("sched_setaffinity") }
         }
         keepPictureBuffersOutOfTheHeap()
-        let run = try SlideRun(folder: folder, count: count, screen: screen, socket: socket, workerPriority: workerPriority, realTime: realTime)
+        let run = try SlideRun(folder: folder, count: count, screen: screen, socket: socket, workerPriority: workerPriority, realTime: realTime, mqttPort: mqttPort)
         let stats = run.statistics
         print("slides_run \(stats.slides) slides, \(stats.framesShown) frames at \(screen) in \(format(run.seconds)) s")
         if stats.changesAnimated > 0 { print("changes_animated \(stats.changesAnimated) animations of pictures arriving on screen") }
@@ -161,10 +163,14 @@ struct SlideRun {
     let seconds: Double
 
     init(folder: String, count: Int, screen: PixelSize, socket: String? = nil,
-         workerPriority: WorkerPriority = .batch, realTime: Bool = true) throws {
+         workerPriority: WorkerPriority = .batch, realTime: Bool = true, mqttPort: Int? = nil) throws {
         let frameCopy = FrameCopy(screen)
         var copies = (0..<15).map { _ in frameCopy.timed() }
         var settings = headlessShow(folder, interval: 0.1, socket: socket)
+        if let mqttPort {
+            settings.mqtt.broker = MQTTBroker(host: "127.0.0.1", port: mqttPort, usesTLS: false)
+            settings.mqtt.name = "load"
+        }
         settings.display.headlessSize = screen
         let start = ContinuousClock.now
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })

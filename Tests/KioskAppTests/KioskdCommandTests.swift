@@ -210,7 +210,11 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
         /// Runs it as `user` when given (through setpriv, as ``runBuilt(_:_:as:)`` does),
         /// with `environment` added to the test's own.
-        init(_ arguments: [String], as user: String? = nil, stderr: Pipe = Pipe(), environment: [String: String] = [:]) throws {
+        /// `namespace`: run in that network namespace (`ip netns exec`).
+        /// `lifetime`: killed after that many seconds, so a show that never
+        /// gets where a test waits for it cannot hold the run up.
+        init(_ arguments: [String], as user: String? = nil, namespace: String? = nil, stderr: Pipe = Pipe(), environment: [String: String] = [:],
+             lifetime: Double = 30) throws {
             err = stderr
             let folder = NSTemporaryDirectory() + "kioskd-test-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -226,6 +230,9 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             if let user {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
                 process.arguments = ["--reuid=\(user)", "--regid=65534", "--clear-groups", binary] + kioskdArguments
+            } else if let namespace {
+                process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+                process.arguments = ["netns", "exec", namespace, binary] + kioskdArguments
             } else {
                 process.executableURL = URL(fileURLWithPath: binary)
                 process.arguments = kioskdArguments
@@ -238,7 +245,7 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             // A show that never got there would leave reads waiting: kill it
             // after 30 s, and the expectations fail.
             watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+            DispatchQueue.global().asyncAfter(deadline: .now() + lifetime, execute: watchdog)
         }
 
         /// Reads the log as it comes until it contains `text`.

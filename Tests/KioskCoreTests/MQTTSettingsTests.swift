@@ -199,3 +199,26 @@ import Testing
         #expect(show.advanceIfDue(at: 300) && show.target == 4)
     }
 }
+
+/// docs/home-assistant.md lists the discovery payloads exactly as a kiosk
+/// named `lobby` publishes them (`make reference` writes them).
+@Suite struct HomeAssistantReferenceTests {
+    static let begin = "<!-- discovery payloads: written by make reference -->\n"
+    static let end = "<!-- end of the discovery payloads -->\n"
+
+    @Test func theDocumentedPayloadsAreThePublishedOnes() throws {
+        let path = String(#filePath.split(separator: "/Tests/").first ?? "") + "/docs/home-assistant.md"
+        let document = try String(contentsOfFile: path, encoding: .utf8)
+        let generated = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "VERSION").payloadReference
+        guard let start = document.range(of: Self.begin), let stop = document.range(of: Self.end, range: start.upperBound..<document.endIndex) else {
+            Issue.record("docs/home-assistant.md has no payload section between \(Self.begin) and \(Self.end)")
+            return
+        }
+        if getenv("KIOSKD_WRITE_REFERENCE") != nil {
+            let written = String(document[..<start.upperBound]) + "\n" + generated + "\n" + String(document[stop.lowerBound...])
+            try written.write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        #expect(String(document[start.upperBound..<stop.lowerBound]) == "\n" + generated + "\n", "run make reference")
+    }
+}

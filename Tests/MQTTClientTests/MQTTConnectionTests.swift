@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import MQTTClient
+import BrokerSupport
 import TestSupport
 import Testing
 #if canImport(Glibc)

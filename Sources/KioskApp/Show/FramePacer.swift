@@ -35,6 +35,8 @@ struct FrameInFlight {
     var position: Double
     var arrives: Int?
     var moves: [Double] = []
+    /// The first frame of a move a command asked for (`next`, `goto`...).
+    var startsCommandedMove = false
     var sharpAfter: Double?
     var centredPicture: Bool
 }
@@ -99,6 +101,11 @@ final class FramePacer {
     func moveSensed(at time: Double) {
         if movesSinceDraw.count < Self.movesKeptPerFrame { movesSinceDraw.append(time) }
     }
+
+    /// A command (`next`, `goto`...) set the strip moving: the flip of the
+    /// next frame is when it started on screen (``ShowStatistics/commandedMovesShown``).
+    func commandedMove() { commandedMoveSinceDraw = true }
+    private var commandedMoveSinceDraw = false
 
     /// What the statistics count beside frames: slides, changes animated, a zoom's time to sharp.
     func count(_ change: (inout ShowStatistics) -> Void) { change(&statistics) }
@@ -181,6 +188,8 @@ final class FramePacer {
         var frame = frame
         frame.moves = movesSinceDraw
         movesSinceDraw = []
+        frame.startsCommandedMove = commandedMoveSinceDraw
+        commandedMoveSinceDraw = false
         inFlight = frame
         return screen.flipPending ? nil : frameShown(at: screen.nextRefresh(after: now))
     }
@@ -197,6 +206,9 @@ final class FramePacer {
         statistics.framesShown += 1
         if frame.centredPicture && statistics.firstPictureShownAt == nil { statistics.firstPictureShownAt = shownAt }
         for sensed in frame.moves { statistics.inputToPhoton.record(shownAt - sensed) }
+        if frame.startsCommandedMove, statistics.commandedMovesShown.count < ShowStatistics.commandedMovesKept {
+            statistics.commandedMovesShown.append(shownAt)
+        }
         if let ended = frame.sharpAfter { statistics.zoomToSharp.record(shownAt - ended) }
         guard frame.moving else { return nil }
         if let last = lastMotionFrameShown {
@@ -228,6 +240,7 @@ final class FramePacer {
         fingerFrameAt = nil
         lastMotionFrameShown = nil
         movesSinceDraw = []
+        commandedMoveSinceDraw = false
     }
 
     /// The next frame is drawn in full, wherever the strip is.

@@ -106,6 +106,10 @@ final class RunningShow {
             settledTarget = schedule.target
         }
         if schedule.isPaused != paused { emit(schedule.isPaused ? .paused : .resumed) }
+        switch command {
+        case .move, .goto: if schedule.isMoving(at: now) { pacer.commandedMove() }
+        default: break
+        }
     }
 
     /// The screen's descriptor is readable: flips completed.

@@ -97,6 +97,12 @@ public struct HomeAssistantDiscovery: Sendable {
         }
     }
 
+    /// The configs as docs/home-assistant.md lists them: each topic, then
+    /// its payload exactly as published (one line of JSON).
+    public var payloadReference: String {
+        configs.map { "`\($0.topic)`\n\n```json\n" + String(decoding: $0.payload.line, as: UTF8.self) + "```\n" }.joined(separator: "\n")
+    }
+
     /// The pattern matching this kiosk's configs: an empty one arriving is Home Assistant removing it.
     public var configPattern: String { "\(prefix)/+/\(topics.name)/+/config" }
 

@@ -23,6 +23,13 @@ public struct ShowStatistics: Equatable, Sendable {
     /// When the first frame with the centred picture was shown (the show's
     /// monotonic clock, seconds): `first_picture_ms`.
     public var firstPictureShownAt: Double?
+    /// When the first frame of each move a command asked for (`next`,
+    /// `prev`, `goto`, from the socket, a signal or MQTT) reached the
+    /// screen, on the show's clock: the benchmark pairs them with when it
+    /// sent each command (`mqtt_command_to_photon_ms`). The first
+    /// ``commandedMovesKept`` are kept.
+    public var commandedMovesShown: [Double] = []
+    public static let commandedMovesKept = 4096
 
     public init() {}
 }

@@ -9,17 +9,20 @@ import Glibc
 /// its config (a password file, TLS), given the broker's folder.
 public final class TestBroker {
     public let port: Int
+    /// The address it listens on: loopback, or a test network's (a veth to a namespace).
+    public let address: String
     /// Where its config and anything a test makes for it (certificates, passwords) live.
     public let folder: String
     private var process: Process?
     private let config: String
 
-    public init(anonymous: Bool = true, extra: (String) throws -> String = { _ in "" }) throws {
+    public init(anonymous: Bool = true, address: String = "127.0.0.1", extra: (String) throws -> String = { _ in "" }) throws {
         port = try Self.freePort()
+        self.address = address
         folder = NSTemporaryDirectory() + "kioskd-mqtt-\(getpid())-\(port)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         config = folder + "/mosquitto.conf"
-        let lines = "listener \(port) 127.0.0.1\nallow_anonymous \(anonymous)\npersistence false\n" + (try extra(folder))
+        let lines = "listener \(port) \(address)\nallow_anonymous \(anonymous)\npersistence false\n" + (try extra(folder))
         try lines.write(toFile: config, atomically: true, encoding: .utf8)
         try start()
     }
@@ -44,7 +47,7 @@ public final class TestBroker {
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(5)
-        while !Self.accepts(port) {
+        while !Self.accepts(port, at: address) {
             guard Date() < deadline, process.isRunning else { throw BrokerFailure(description: "mosquitto did not listen on port \(port)") }
             usleep(5_000)
         }
@@ -72,15 +75,17 @@ public final class TestBroker {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// 127.0.0.1:`port`.
-    private static func loopback(port: Int) -> sockaddr_in {
-        sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: in_addr(s_addr: UInt32(0x7F00_0001).bigEndian), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+    /// 127.0.0.1:`port`, or another IPv4 `host`.
+    private static func loopback(port: Int, host: String = "127.0.0.1") -> sockaddr_in {
+        var address = in_addr()
+        inet_pton(AF_INET, host, &address)
+        return sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: address, sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
     }
 
-    private static func accepts(_ port: Int) -> Bool {
+    private static func accepts(_ port: Int, at host: String) -> Bool {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
-        var address = loopback(port: port)
+        var address = loopback(port: port, host: host)
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
@@ -117,7 +122,7 @@ public final class TestSubscriber {
 
     public init(_ id: String, to patterns: [String], on broker: TestBroker, username: String? = nil, password: String? = nil) throws {
         connection = try MQTTConnection(clientID: id, will: nil, username: username, password: password)
-        try connection.connect(to: "127.0.0.1", port: broker.port, keepalive: 30)
+        try connection.connect(to: broker.address, port: broker.port, keepalive: 30)
         var connected = false
         pump([connection]) {
             connected = connection.takeEvents().contains(.connected(code: 0)) || connected
