@@ -640,18 +640,25 @@ func benchPhoto(_ size: PixelSize, in folder: String, as suffix: String, by tool
     let source = path + ".png"
     try writeWholeFile(source, bytes: PNGCodec.encode(GeneratedPictures.photo(size)))
     defer { unlink(source) }
-    let argv = ([tool] + arguments + [source, "-o", path]).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
     // The tool's chatter (avifenc reports every setting) stays out of the figures.
-    var quiet = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&quiet)
-    defer { posix_spawn_file_actions_destroy(&quiet) }
-    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0)
-    var pid: pid_t = 0
-    guard posix_spawnp(&pid, tool, &quiet, nil, argv, environ) == 0, waitForExit(pid) == 0 else {
+    guard let pid = spawnQuietly(tool, [tool] + arguments + [source, "-o", path], silencing: 1), waitForExit(pid) == 0 else {
         throw ValidationError("\(tool) failed: install the test tools (scripts/install-deps --vm)")
     }
     return path
+}
+
+/// Starts `program` (looked up in `PATH` unless it is a path) with
+/// `arguments` (the first its name), its descriptor `silencing` (1: its
+/// output, 2: its log) going to /dev/null; nil when it cannot be started.
+func spawnQuietly(_ program: String, _ arguments: [String], silencing descriptor: Int32) -> pid_t? {
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var quiet = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&quiet)
+    defer { posix_spawn_file_actions_destroy(&quiet) }
+    posix_spawn_file_actions_addopen(&quiet, descriptor, "/dev/null", O_WRONLY, 0)
+    var pid: pid_t = 0
+    return posix_spawnp(&pid, program, &quiet, nil, argv, environ) == 0 ? pid : nil
 }
 
 /// The medians of `rounds` timings of kioskd's pipeline and of the bare library, alternated.

@@ -56,14 +56,7 @@ struct MQTTFigures: ParsableCommand {
             "kioskd", "--display", "headless", "--size", "640x360", "--images", folder, "--state-dir", "none",
             "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", name, "--mqtt-discovery-prefix", "",
         ] + more
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, kioskd, &actions, nil, argv, environ) == 0 else { throw ValidationError("cannot start \(kioskd)") }
+        guard let pid = spawnQuietly(kioskd, arguments, silencing: 2) else { throw ValidationError("cannot start \(kioskd)") }
         return pid
     }
 

@@ -18,18 +18,18 @@ private func object(_ text: String) -> [String: Any]? {
     try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
 }
 
+/// The built daemon named `name` on `broker`, at rest on picture 0.
+private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = [], environment: [String: String] = [:]) throws -> Daemon {
+    let daemon = try Daemon(
+        ["--interval", "600", "--transition", "0.2", "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", name] + more,
+        environment: environment)
+    daemon.waitFor("picture(s), picture 0 in the centre")
+    return daemon
+}
+
 /// The built daemon on a real mosquitto (on loopback, the test's own),
 /// watched and driven by a second client as Home Assistant or a script would.
 @Suite(.serialized) struct MQTTDaemonTests {
-    /// A daemon named `name` on `broker`, at rest on picture 0.
-    private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = [], environment: [String: String] = [:]) throws -> Daemon {
-        let daemon = try Daemon(
-            ["--interval", "600", "--transition", "0.2", "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", name] + more,
-            environment: environment)
-        daemon.waitFor("picture(s), picture 0 in the centre")
-        return daemon
-    }
-
     /// The reply to `command`, published on the kiosk's command topic.
     private func ask(_ command: String, of name: String, through watcher: TestSubscriber, on topic: String? = nil) throws -> [String: Any] {
         let replies = watcher.texts(on: "kioskd/\(name)/reply").count
@@ -221,14 +221,6 @@ private func object(_ text: String) -> [String: Any]? {
 /// restarted, wrong credentials, a certificate that does not verify, Home
 /// Assistant coming and going, a flood, a reload.
 @Suite(.serialized) struct MQTTFaultTests {
-    private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = [], environment: [String: String] = [:]) throws -> Daemon {
-        let daemon = try Daemon(
-            ["--interval", "600", "--transition", "0.2", "--mqtt-broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-name", name] + more,
-            environment: environment)
-        daemon.waitFor("picture(s), picture 0 in the centre")
-        return daemon
-    }
-
     /// A kiosk killed (no goodbye): its will says `offline` within 1.5 keepalives.
     @Test func aKilledKioskIsOfflineWithinOneAndAHalfKeepalives() throws {
         let broker = try TestBroker()

@@ -26,6 +26,18 @@ struct VMServiceTests {
         return try SnapshotJob(settings: settings, screen: size, position: 0).run().frame
     }
 
+    /// The installed config on the demo pictures and the phone's HEIC the
+    /// service test copies in: what the service's folder holds by then
+    /// (the folder is returned to keep it while its pictures are read).
+    private func folderWithThePhonesHEIC() throws -> (PictureFolder, KioskSettings) {
+        let heic = try Data(contentsOf: URL(fileURLWithPath: results("systemd/phone.heic")))
+        let demo = try FileManager.default.contentsOfDirectory(atPath: demoImages).filter { $0.hasSuffix(".jpg") }
+        let folder = try PictureFolder([("00-phone.heic", [UInt8](heic))] + demo.map { ($0, [UInt8](try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + $0)))) })
+        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/kioskd.toml").standardized.path
+        return (folder, try loadSettings(configPath: configFile, flags: [("images", folder.path)]))
+    }
+
     @Test func thePackageInstallsTheUserAndFolderAndStartsNothing() throws {
         let depends = try text("depends.txt")
         for package in ["seatd", "libseat1", "libdrm2", "libturbojpeg0", "libsystemd0", "libevdev2", "libspng0", "libwebp7", "libheif1", "libavif15", "libyuv0"] {
@@ -99,12 +111,8 @@ struct VMServiceTests {
     @Test func aHEICCopiedInIsOnTheScreenAsTheSnapshotDrawsIt() throws {
         let status = try text("heic-status.json")
         #expect(status.contains(#""index":0,"file":"00-phone.heic""#) && status.contains(#""count":9"#), "\(status)")
-        let heic = try Data(contentsOf: URL(fileURLWithPath: results("systemd/phone.heic")))
-        let demo = try FileManager.default.contentsOfDirectory(atPath: demoImages).filter { $0.hasSuffix(".jpg") }
-        let folder = try PictureFolder([("00-phone.heic", [UInt8](heic))] + demo.map { ($0, [UInt8](try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + $0)))) })
-        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../config/kioskd.toml").standardized.path
-        let settings = try loadSettings(configPath: configFile, flags: [("images", folder.path)])
+        let (folder, settings) = try folderWithThePhonesHEIC()
+        defer { withExtendedLifetime(folder) {} }
         let shown = try screen("heic")
         let snapshot = try SnapshotJob(settings: settings, screen: shown.size, position: 0).run()
         #expect(snapshot.playlist.first.map { ($0 as NSString).lastPathComponent } == "00-phone.heic")
@@ -137,12 +145,8 @@ struct VMServiceTests {
         let index = try #require(reply["index"] as? Int, "\(reply)")
         let state = try #require(try JSONSerialization.jsonObject(with: Data(try text("mqtt-state.json").utf8)) as? [String: Any])
         #expect(state["index"] as? Int == index && state["count"] as? Int == 9, "\(state)")
-        let heic = try Data(contentsOf: URL(fileURLWithPath: results("systemd/phone.heic")))
-        let demo = try FileManager.default.contentsOfDirectory(atPath: demoImages).filter { $0.hasSuffix(".jpg") }
-        let folder = try PictureFolder([("00-phone.heic", [UInt8](heic))] + demo.map { ($0, [UInt8](try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + $0)))) })
-        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../config/kioskd.toml").standardized.path
-        let settings = try loadSettings(configPath: configFile, flags: [("images", folder.path)])
+        let (folder, settings) = try folderWithThePhonesHEIC()
+        defer { withExtendedLifetime(folder) {} }
         let shown = try screen("mqtt-next")
         expectSamePixels(shown, try SnapshotJob(settings: settings, screen: shown.size, position: Double(index)).run().frame)
     }
