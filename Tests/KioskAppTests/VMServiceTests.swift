@@ -151,6 +151,18 @@ struct VMServiceTests {
         expectSamePixels(shown, try SnapshotJob(settings: settings, screen: shown.size, position: Double(index)).run().frame)
     }
 
+    /// The wall clock stepped an hour on under the service in a group
+    /// (beats every 600 s): noticed, and one slide to the group's picture
+    /// six beats on, not six slides.
+    @Test func aSteppedWallClockMovesTheGroupOnceNotInABurst() throws {
+        let before = try #require(try JSONSerialization.jsonObject(with: Data(try text("step-before.json").utf8)) as? [String: Any])
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(try text("step-after.json").utf8)) as? [String: Any])
+        let (index, slides) = (try #require(before["index"] as? Int), try #require(before["slides"] as? Int))
+        #expect(after["index"] as? Int == (index + 6) % 9, "before \(before), after \(after)")
+        #expect(after["slides"] as? Int == slides + 1, "one slide: before \(before), after \(after)")
+        #expect(try text("step-log.txt").contains("kioskd: group vm: the wall clock was set; the beat is worked out again from the new time"))
+    }
+
     @Test func theControlSocketIsForGroupKioskdOnly() throws {
         #expect(try text("alice.exit") == "0")
         #expect(try text("alice.txt").hasPrefix("picture   0 of 8: 01.jpg"))

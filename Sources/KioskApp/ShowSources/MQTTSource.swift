@@ -77,7 +77,7 @@ final class MQTTSource: ShowSource {
     static func hostName() -> String {
         var name = [CChar](repeating: 0, count: 256)
         guard gethostname(&name, name.count - 1) == 0 else { return "kiosk" }
-        return String(cString: name)
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
