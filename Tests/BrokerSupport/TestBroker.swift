@@ -53,6 +53,17 @@ public final class TestBroker {
         }
     }
 
+    /// Makes `path` (its password file, its key) readable by the broker,
+    /// which reads them as the user `mosquitto` once started as root
+    /// (mosquitto 2.0.21): given to that user, or readable by all where there is none.
+    public static func lend(_ path: String) throws {
+        do {
+            try FileManager.default.setAttributes([.ownerAccountName: "mosquitto", .posixPermissions: 0o600], ofItemAtPath: path)
+        } catch {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        }
+    }
+
     /// Stops it at once, as a crash or a power cut would.
     public func stop() {
         guard let process else { return }

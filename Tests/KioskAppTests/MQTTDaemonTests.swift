@@ -270,6 +270,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
             made.arguments = ["-c", "-b", passwords, "kiosk", "s3cret-horse"]
             try made.run()
             made.waitUntilExit()
+            try TestBroker.lend(passwords)
             return "password_file \(passwords)\n"
         }
         let credentials = broker.folder + "/credentials"
@@ -322,8 +323,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
             try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
             try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
                          "-days", "2", "-extfile", "san.ext"], in: folder)
-            // mosquitto started as root reads its key as the user `mosquitto`.
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/server.key")
+            try TestBroker.lend(folder + "/server.key")
             return "listener \(tlsPort) 127.0.0.1\ncafile \(folder)/ca.pem\ncertfile \(folder)/server.pem\nkeyfile \(folder)/server.key\nallow_anonymous true\n"
         }
         let watcher = try TestSubscriber("watcher", to: ["kioskd/+/availability"], on: broker)
@@ -530,35 +530,45 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
     }
 }
 
+/// Whether `ip netns` works here (root, iproute2, network namespaces; not
+/// in a chroot, whose /run the namespaces' files do not stay in): a
+/// namespace made, entered and removed again.
+private let networkNamespacesWork: Bool = {
+    let name = "kioskd-probe-\(getpid())"
+    defer { ip(["netns", "del", name]) }
+    return ip(["netns", "add", name]) && ip(["-n", name, "link", "set", "lo", "up"])
+}()
+
+/// Runs `ip` with `arguments`; false when it fails.
+@discardableResult
+private func ip(_ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+    process.arguments = arguments
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
 /// kioskd in a network namespace of its own, the broker on the other end of
 /// a veth pair: the link cut (the broker says offline, the show goes on)
 /// and restored (online again by itself).
-@Suite(.serialized) struct MQTTPartitionTests {
-    /// Runs `ip` with `arguments`; false when it fails.
-    @discardableResult
-    private static func ip(_ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-
+@Suite(.serialized, .enabled(if: networkNamespacesWork, "needs ip netns: root, iproute2 and network namespaces (not in a chroot)"))
+struct MQTTPartitionTests {
     @Test func aCutLinkIsOfflineAndARestoredOneOnlineWithTheShowGoingOn() throws {
         let tag = "\(getpid() % 100_000)"
         let namespace = "kioskd-\(tag)", outside = "kh\(tag)", inside = "kk\(tag)"
-        try #require(Self.ip(["netns", "add", namespace]), "ip netns add needs root and network namespaces")
+        try #require(ip(["netns", "add", namespace]), "ip netns add needs root and network namespaces")
         defer {
-            Self.ip(["link", "del", outside])
-            Self.ip(["netns", "del", namespace])
+            ip(["link", "del", outside])
+            ip(["netns", "del", namespace])
         }
-        #expect(Self.ip(["link", "add", outside, "type", "veth", "peer", "name", inside]))
-        #expect(Self.ip(["link", "set", inside, "netns", namespace]))
-        #expect(Self.ip(["addr", "add", "10.77.0.1/24", "dev", outside]) && Self.ip(["link", "set", outside, "up"]))
-        #expect(Self.ip(["-n", namespace, "addr", "add", "10.77.0.2/24", "dev", inside]) && Self.ip(["-n", namespace, "link", "set", inside, "up"]))
-        #expect(Self.ip(["-n", namespace, "link", "set", "lo", "up"]))
+        #expect(ip(["link", "add", outside, "type", "veth", "peer", "name", inside]))
+        #expect(ip(["link", "set", inside, "netns", namespace]))
+        #expect(ip(["addr", "add", "10.77.0.1/24", "dev", outside]) && ip(["link", "set", outside, "up"]))
+        #expect(ip(["-n", namespace, "addr", "add", "10.77.0.2/24", "dev", inside]) && ip(["-n", namespace, "link", "set", inside, "up"]))
+        #expect(ip(["-n", namespace, "link", "set", "lo", "up"]))
 
         let broker = try TestBroker(address: "10.77.0.1")
         let watcher = try TestSubscriber("watcher", to: ["kioskd/island/availability"], on: broker)
@@ -573,7 +583,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         // Cut: no word from the kiosk, so the broker gives its will once 1.5
         // keepalives have passed without one, when its own periodic check
         // next looks (mosquitto 2.0.11: 11.5 s for a keepalive of 5 s here).
-        #expect(Self.ip(["link", "set", outside, "down"]))
+        #expect(ip(["link", "set", outside, "down"]))
         let cut = Date()
         watcher.wait(seconds: 20) { _ in watcher.texts(on: "kioskd/island/availability").last == "offline" }
         #expect(watcher.texts(on: "kioskd/island/availability") == ["online", "offline"])
@@ -584,7 +594,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         #expect(object(String(decoding: try control.request("next"), as: UTF8.self))?["index"] as? Int == 1)
 
         // Restored: back online by itself.
-        #expect(Self.ip(["link", "set", outside, "up"]))
+        #expect(ip(["link", "set", outside, "up"]))
         let restored = Date()
         watcher.wait(seconds: 45) { _ in watcher.texts(on: "kioskd/island/availability").last == "online" }
         #expect(watcher.texts(on: "kioskd/island/availability") == ["online", "offline", "online"])
