@@ -86,6 +86,51 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         withExtendedLifetime((folder, other)) {}
     }
 
+    /// `idle_off`: nobody there for 10 minutes and the display goes off
+    /// (no wake-up while it waits); a key wakes it with the picture it had.
+    @Test func idleTurnsTheDisplayOffAndPresenceOnAgain() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 3600))
+        let tv = FakeTV()
+        let keeper = PowerKeeper(
+            schedule: nil, idleOff: 600, controller: run.controller, tv: tv, log: { _ in },
+            wallClock: { [unowned run] in 1_795_680_000 + Int64(run.now) }, utcOffset: { _ in 0 })
+        let commands = ControlCommands(controller: run.controller, started: 0, power: keeper, wakeUp: { 0 })
+        keeper.check()
+        #expect(keeper.nextIdleCheck == 600 && !run.show.asleep)
+        run.run(until: 300)
+        run.command(.personPresent)   // a key at 5 minutes
+        #expect(keeper.nextIdleCheck == 900, "ten minutes from the last presence")
+        run.run(until: 900)
+        keeper.check()   // the idle deadline's moment
+        #expect(run.show.asleep && tv.heard == ["standby"])
+        #expect(run.events.contains(.panelChanged(.off, why: "idle_off: nobody there for 10m")))
+        #expect(commands.status.reply["display_state"] == "off_by_idle" && commands.status.reply["panel"] == "off")
+        #expect(keeper.nextIdleCheck == nil)
+        let wakeUps = run.wakeUps
+        run.run(until: 5000)
+        #expect(run.wakeUps == wakeUps, "waiting for presence costs no wake-up")
+        run.command(.personPresent)
+        #expect(!run.show.asleep && tv.heard == ["standby", "wake"])
+        #expect(run.events.contains(.panelChanged(.active, why: "someone is there")))
+        #expect(commands.status.reply["display_state"] == "on" && keeper.nextIdleCheck == 5600)
+        run.run(until: 5000.5)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: Double(run.show.schedule.target))).pixels)
+        // wake_on_presence = false, by a reload: only commands and the schedule turn it on.
+        var settings = PowerSettings()
+        settings.idleOff = 600
+        settings.wakeOnPresence = .never
+        keeper.use(settings)
+        run.run(until: 5600)
+        keeper.check()
+        #expect(run.show.asleep)
+        run.command(.personPresent)
+        #expect(run.show.asleep && commands.status.reply["display_state"] == "off_by_idle")
+        _ = commands.reply(to: .display(.auto))
+        #expect(!run.show.asleep, "display auto: someone asked")
+        withExtendedLifetime(folder) {}
+    }
+
     @Test func aTouchOnADarkPanelMovesNothing() throws {
         let (run, keeper, _, folder) = try poweredShow("daily 09:00-17:00", start: utc(2026, 11, 23, 20, 0))
         keeper.check()

@@ -58,7 +58,7 @@ import Testing
         let off = try kioskctl(["--socket", daemon.socket, "display", "off"])
         #expect(off.status == 0 && off.stdout == "display off (asked: off)\n", "\(off)")
         let status = try kioskctl(["--socket", daemon.socket, "--json", "status"])
-        #expect(status.stdout.contains("\"display_power\":\"off\",\"panel\":\"off\""), "\(status.stdout)")
+        #expect(status.stdout.contains("\"display_power\":\"off\",\"display_state\":\"off_by_command\",\"panel\":\"off\""), "\(status.stdout)")
         // Dark: no frame to take.
         #expect(try kioskctl(["--socket", daemon.socket, "screenshot", NSTemporaryDirectory() + "off.png"]).status == 1)
         let on = try kioskctl(["--socket", daemon.socket, "display", "on"])

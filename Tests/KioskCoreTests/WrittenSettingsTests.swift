@@ -19,6 +19,7 @@ import Testing
             ("mqtt.discovery_prefix", .string("")), ("mqtt.username", .string("kiosk \"one\"")), ("mqtt.password_file", .string("mqtt-password")),
             ("mqtt.ca_file", .string("/etc/kioskd/ca.pem")), ("mqtt.client_cert", .string("/etc/kioskd/kiosk.pem")),
             ("mqtt.client_key", .string("/etc/kioskd/kiosk.key")), ("mqtt.keepalive", .integer(90)),
+            ("idle_off", .string("90s")), ("wake_on_presence", .string("always")),
         ]
         for (name, value) in values { try settings.set(name, to: value) }
         return settings

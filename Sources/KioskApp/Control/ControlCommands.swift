@@ -133,6 +133,7 @@ final class ControlCommands {
             cacheBytes: show.cache.bytes, cacheBudgetBytes: show.cache.budget)
         status.files = show.centred.files.map(Playlist.fileName(of:))
         status.displayPower = power?.requested ?? "on"
+        status.displayState = power?.state ?? .on
         status.panel = show.panel
         status.zoom = show.zoom
         status.order = show.strip.order

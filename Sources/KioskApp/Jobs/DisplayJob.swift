@@ -214,7 +214,8 @@ public struct DisplayJob {
         let cec = cecAdapter(for: display.keeper.output)
         let power = try DisplayPowerSource(
             keeper: PowerKeeper(
-                schedule: settings.power.schedule, controller: controller, tv: cec, log: log,
+                schedule: settings.power.schedule, idleOff: settings.power.idleOff, waking: settings.power.wakeOnPresence,
+                controller: controller, tv: cec, log: log,
                 wallClock: WallClockTimer.now, utcOffset: localUTCOffset),
             cec: cec)
         // A new display: the old one gives the console back first, and its card is used again.

@@ -138,7 +138,7 @@ final class ConfigReload: SettingsReloading {
         } else {
             controller.reassemble(assembly)
         }
-        powerKeeper?.use(applied.power.schedule)
+        powerKeeper?.use(applied.power)
         let applying = changed.filter { !waits($0) }
         if changed.isEmpty {
             log("\(verb): nothing changed")

@@ -42,6 +42,10 @@ final class ShowController {
     func perform(_ command: ShowCommand, sensedAt: Double? = nil) {
         commandsPerformed += 1
         show.command(command, at: clock(), sensedAt: sensedAt)
+        switch command {
+        case .personPresent, .touch(.caught), .zoom: publish(.presence)
+        default: break
+        }
     }
 
     /// The picture folder changed.

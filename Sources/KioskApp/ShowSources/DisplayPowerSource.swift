@@ -7,6 +7,8 @@ import SystemCalls
 protocol DisplayPowerControl: AnyObject {
     /// What was asked: `on`, `off` or `schedule` (``DisplayPower/requested``).
     var requested: String { get }
+    /// Whether the display is on, and if not why (`status`'s `display_state`).
+    var state: DisplayState { get }
     /// `kioskctl display on|off|auto`: obeyed at once.
     func request(_ request: PowerRequest)
 }
@@ -20,12 +22,13 @@ protocol TVLink: AnyObject {
 
 extension CECAdapter: TVLink {}
 
-/// Switches the display off and on as asked (``DisplayPower``: the
-/// request, else the schedule), and the TV with it over HDMI-CEC. Works
-/// on Unix time from `wallClock`, so a test runs a schedule on simulated
-/// time; ``DisplayPowerSource`` gives it the real clock and a timer.
+/// Switches the display off and on as asked (``DisplayStateMachine``: the
+/// request, else the schedule, and `idle_off` with presence), and the TV
+/// with it over HDMI-CEC. Works on Unix time from `wallClock` and the
+/// controller's clock, so a test runs a schedule and idleness on simulated
+/// time; ``DisplayPowerSource`` gives it the real clocks and timers.
 final class PowerKeeper: DisplayPowerControl {
-    private(set) var power: DisplayPower
+    private(set) var machine: DisplayStateMachine
     let controller: ShowController
     let tv: (any TVLink)?
     let log: (LogLine) -> Void
@@ -33,40 +36,65 @@ final class PowerKeeper: DisplayPowerControl {
     let utcOffset: (Int64) -> Int
     /// Told when to call ``check()`` next (Unix time; nil: only when asked).
     var rearm: (Int64?) -> Void = { _ in }
-    /// When ``check()`` is due next.
+    /// Told when idleness is next due (the controller's clock; nil: none).
+    var rearmIdle: (Double?) -> Void = { _ in }
+    /// When ``check()`` is due next for the schedule, and for `idle_off`.
     private(set) var nextCheck: Int64?
+    private(set) var nextIdleCheck: Double?
 
     init(
-        schedule: DisplaySchedule?, controller: ShowController, tv: (any TVLink)?, log: @escaping (LogLine) -> Void,
-        wallClock: @escaping () -> Int64, utcOffset: @escaping (Int64) -> Int
+        schedule: DisplaySchedule?, idleOff: Double? = nil, waking: PresenceWaking = .inHours, controller: ShowController,
+        tv: (any TVLink)?, log: @escaping (LogLine) -> Void, wallClock: @escaping () -> Int64, utcOffset: @escaping (Int64) -> Int
     ) {
-        power = DisplayPower(schedule: schedule)
+        machine = DisplayStateMachine(power: DisplayPower(schedule: schedule), idleOff: idleOff, waking: waking, now: controller.clock())
         self.controller = controller
         self.tv = tv
         self.log = log
         self.wallClock = wallClock
         self.utcOffset = utcOffset
+        controller.subscribe { [unowned self] event in
+            if event == .presence { presence() }
+        }
     }
 
-    var requested: String { power.requested }
+    var requested: String { machine.power.requested }
+
+    var state: DisplayState { machine.state(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset) }
 
     func request(_ request: PowerRequest) {
-        power.request = request
+        machine.request(request, now: controller.clock())
         check(why: "kioskctl display \(request.rawValue)")
     }
 
-    /// A reload brought another `display_schedule`.
-    func use(_ schedule: DisplaySchedule?) {
-        guard schedule != power.schedule else { return }
-        power.schedule = schedule
+    /// A reload brought other power settings (the schedule, `idle_off`, `wake_on_presence`).
+    func use(_ settings: PowerSettings) {
+        guard settings.schedule != machine.power.schedule || settings.idleOff != machine.idleOff || settings.wakeOnPresence != machine.waking else { return }
+        machine.power.schedule = settings.schedule
+        machine.idleOff = settings.idleOff
+        machine.waking = settings.wakeOnPresence
         check()
+    }
+
+    /// Someone is at the kiosk: it may wake the display, and it puts idleness back.
+    private func presence() {
+        if machine.presence(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset) {
+            check(why: "someone is there")
+        } else {
+            armIdle()
+        }
+    }
+
+    private func armIdle() {
+        nextIdleCheck = machine.nextChange(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset).monotonic
+        rearmIdle(nextIdleCheck)
     }
 
     /// Puts the display (and the TV) in the state wanted now, and says when to look again.
     func check(why: String? = nil) {
         let now = wallClock()
-        let on = power.wantsOn(at: now, utcOffset: utcOffset)
-        let reason = why ?? power.schedule.map { "display_schedule \"\($0)\"" } ?? "start"
+        let state = machine.update(wall: now, now: controller.clock(), utcOffset: utcOffset)
+        let on = state == .on
+        let reason = why ?? reason(for: state)
         if on && controller.snapshot.asleep {
             controller.wake(why: reason)
             tell("wake") { tv throws(SystemCallError) in try tv.sendWake() }
@@ -74,8 +102,21 @@ final class PowerKeeper: DisplayPowerControl {
             controller.sleep(why: reason)
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         }
-        nextCheck = power.nextChange(after: now, utcOffset: utcOffset)
+        nextCheck = machine.power.nextChange(after: now, utcOffset: utcOffset)
         rearm(nextCheck)
+        armIdle()
+    }
+
+    /// Why the display is as it is, for the log.
+    private func reason(for state: DisplayState) -> String {
+        switch state {
+        case .offByIdle:
+            return "idle_off: nobody there for \(machine.idleOffText)"
+        case .offBySchedule, .on:
+            return machine.power.schedule.map { "display_schedule \"\($0)\"" } ?? "start"
+        case .offByCommand:
+            return "kioskctl display off"
+        }
     }
 
     /// At the start: the TV is told the state the display starts in.
@@ -119,6 +160,8 @@ final class DisplayPowerSource: ShowSource {
         keeper.rearm = { time in
             do { try timer.arm(at: time) } catch { keeper.log(.warning("display_schedule: cannot arm the timer: \(error)")) }
         }
+        let idle = loop.deadline(named: "idle_off") { _ in keeper.check() }
+        keeper.rearmIdle = { time in idle.arm(at: time) }
         registrations.append(try loop.register(timer.descriptor.rawValue, name: "display power") { _ in
             switch timer.take() {
             case .fired: keeper.check()

@@ -243,6 +243,8 @@ final class MQTTSource: ShowSource {
             beat?.stop()
             link?.stop()
             return
+        case .presence:
+            return  // nothing in the state changes
         case .settingsApplied:
             useSettings()
         case .pictureCentred, .ready, .screenChanged, .panelChanged:

@@ -40,6 +40,8 @@ public struct ControlStatus: Equatable, Sendable {
     public var cacheBudgetBytes: Int
     /// What was asked of the display's power: `on`, `off` or `schedule` (``DisplayPower/requested``).
     public var displayPower = "on"
+    /// Whether the display is on, and if not why (``DisplayState``).
+    public var displayState = DisplayState.on
     /// What the panel is doing: `active`, `off`, `disconnected` or `other_session`.
     public var panel = PanelState.active
     /// When the centred photo was taken, by its own clock (EXIF), if it says.
@@ -89,6 +91,7 @@ public struct ControlStatus: Equatable, Sendable {
             "order": .string(order.rawValue),
             "display": .object(display),
             "display_power": .string(displayPower),
+            "display_state": .string(displayState.rawValue),
             "panel": .string(panel.rawValue),
             "zoom": .double(zoom?.scale ?? 1),
             "focus": zoom.map { .array([.double($0.focusX), .double($0.focusY)]) } ?? .null,
@@ -147,7 +150,7 @@ extension ShowEvent {
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged:
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged, .presence:
             return nil
         }
     }

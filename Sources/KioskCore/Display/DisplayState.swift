@@ -27,8 +27,8 @@ public enum PresenceWaking: String, Sendable, Hashable, CaseIterable {
 /// "19:00" means the local evening); being idle is on the monotonic clock
 /// (seconds), which no clock step can shorten or stretch. Pure: every
 /// transition is tested on simulated time, and the show asks it
-/// ``update(wall:now:utcOffset:)`` and ``nextChange(wall:now:utcOffset:)``.
-/// Not used by the show yet: issue 36 wires it in.
+/// ``update(wall:now:utcOffset:)`` and ``nextChange(wall:now:utcOffset:)``
+/// (the app's `PowerKeeper`).
 ///
 /// Rules, as an operator would expect them:
 /// - `display off` is off and `display on` is on, whatever else says:
@@ -133,4 +133,9 @@ public struct DisplayStateMachine: Sendable, Hashable {
         let stay = inHours ? idleOff : (idleOff ?? Self.outOfHoursStay)
         return (schedule, stay.map { lastPresence + $0 })
     }
+}
+
+extension DisplayStateMachine {
+    /// `idle_off` as the config file writes it: `10m`, `90s`, `none`.
+    public var idleOffText: String { SettingFormat<Double?>.duration.write(idleOff).map(\.written) ?? "none" }
 }

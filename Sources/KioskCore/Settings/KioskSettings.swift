@@ -187,6 +187,10 @@ public struct PowerSettings: Hashable, Sendable {
     /// Nil (`"none"`): always on unless told otherwise.
     public var schedule: DisplaySchedule? = nil
     public var cec: CECChoice = .auto
+    /// Seconds without presence before the display goes off; nil: never.
+    public var idleOff: Double? = nil
+    /// Whether presence turns the display on (``PresenceWaking``).
+    public var wakeOnPresence: PresenceWaking = .inHours
 
     public init() {}
 }

@@ -307,3 +307,62 @@ extension SettingFormat where Value == CECChoice {
         })
     }
 }
+
+extension SettingFormat where Value == Double? {
+    /// `idle_off`: a time (`"10m"`, `"90s"`, `"1h"`, or seconds as a
+    /// number) from 1 s to a day, or `"none"` (nil).
+    static var duration: Self {
+        SettingFormat(read: { value in
+            let problem = SettingProblem("expected a time like \"10m\", \"90s\" or \"1h\" (1 second to 24 hours), or \"none\"")
+            let seconds: Double
+            switch value {
+            case .string("none"), .string("off"): return nil
+            case .integer, .float:
+                guard let number = value.number else { throw problem }
+                seconds = number
+            case .string(let text):
+                let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+                guard let unit = text.last, let scale = units[unit], let number = Double(text.dropLast()) else {
+                    guard let number = Double(text) else { throw problem }
+                    seconds = number
+                    break
+                }
+                seconds = number * scale
+            default:
+                throw problem
+            }
+            guard seconds.isFinite, seconds >= 1, seconds <= 86_400 else { throw problem }
+            return seconds
+        }, write: { seconds in
+            guard let seconds else { return .string("none") }
+            if seconds == seconds.rounded() {
+                let whole = Int(seconds)
+                if whole % 3600 == 0 { return .string("\(whole / 3600)h") }
+                if whole % 60 == 0 { return .string("\(whole / 60)m") }
+                return .string("\(whole)s")
+            }
+            return .float(seconds)
+        })
+    }
+}
+
+extension SettingFormat where Value == PresenceWaking {
+    /// `wake_on_presence`: true, false or "always".
+    static var presenceWaking: Self {
+        SettingFormat(read: { value in
+            switch value {
+            case .boolean(let on): return on ? .inHours : .never
+            case .string(let text):
+                if let chosen = PresenceWaking(rawValue: text) { return chosen }
+            default: break
+            }
+            throw SettingProblem("expected true, false or \"always\"")
+        }, write: { waking in
+            switch waking {
+            case .never: return .boolean(false)
+            case .inHours: return .boolean(true)
+            case .always: return .string("always")
+            }
+        })
+    }
+}

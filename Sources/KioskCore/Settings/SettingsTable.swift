@@ -119,6 +119,12 @@ extension KioskSettings {
             "display_schedule", \.power.schedule, .schedule, flag: .show, valueName: "rules", reload: .live,
             help: "When the display is on, in local time, e.g. \"mon-fri 07:00-19:00; sat,sun 09:00-23:00\", or none: always on."),
         SettingDescriptor(
+            "idle_off", \.power.idleOff, .duration, flag: .show, valueName: "time", reload: .live,
+            help: "Switch the display off after this long with nobody at the kiosk (no touch, key, remote or motion sensor), inside display_schedule's hours: \"10m\", \"90s\", \"1h\", or none."),
+        SettingDescriptor(
+            "wake_on_presence", \.power.wakeOnPresence, .presenceWaking, flag: .show, valueName: "when", reload: .live,
+            help: "Whether someone there switches the display on again: true (after idle_off, inside the schedule's hours), false (only the schedule and commands do), or \"always\" (at night too, for idle_off after the last presence)."),
+        SettingDescriptor(
             "cec", \.power.cec, .cec, flag: .show, valueName: "cec", reload: .restart,
             help: "HDMI-CEC for TVs: auto (the connector's adapter), off, or a device like /dev/cec0."),
         SettingDescriptor(

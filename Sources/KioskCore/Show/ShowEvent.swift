@@ -85,6 +85,9 @@ public enum ShowEvent: Equatable, Sendable {
     /// came back: the input gives its devices back and opens them again,
     /// the display is probed again.
     case seatChanged(active: Bool)
+    /// Someone is at the kiosk: a touch, a key, a remote, a pinch (the
+    /// display's power hears it: `idle_off`, `wake_on_presence`).
+    case presence
     /// The show stopped: why (a signal's name, or nil when it was asked to)
     /// and what it had done.
     case stopped(reason: String?, statistics: ShowStatistics)
