@@ -29,7 +29,7 @@ struct VMLifecycleTests {
         let dark = try readScreendump(results("bochs/display-off.ppm"))
         #expect(dark.pixels.allSatisfy { $0 & 0xFF_FFFF == 0 }, "the CRTC is off: nothing is scanned out")
         let status = try String(contentsOfFile: results("bochs/display-off-status.json"), encoding: .utf8)
-        #expect(status.contains("\"display_power\":\"off\",\"panel\":\"off\""), "\(status)")
+        #expect(status.contains("\"display_power\":\"off\",\"display_state\":\"off_by_command\",\"panel\":\"off\""), "\(status)")
         let on = try readScreendump(results("bochs/display-on.ppm"))
         expectSamePixels(on, try snapshot(size: PixelSize(width: 1280, height: 800), position: 1))
         #expect(log.contains("kioskd: display off (kioskctl display off)") && log.contains("kioskd: display on (kioskctl display on)"))
