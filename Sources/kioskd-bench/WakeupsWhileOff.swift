@@ -18,6 +18,11 @@ import Glibc
 /// condition has none), counted over 30 s while off, per minute. The same
 /// count over 10 s while on is printed beside it, to show the measure sees
 /// a working show.
+///
+/// With `--idle`, `wakeups_while_idle_off_per_min`: the same show with
+/// `idle_off` of 15 s and nobody there, counted once it has gone off by
+/// itself (`display_state` `off_by_idle`): waiting for presence must cost
+/// nothing either.
 struct WakeupsWhileOff: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "display-off",
@@ -26,16 +31,22 @@ struct WakeupsWhileOff: ParsableCommand {
     @Argument var folder: String
     @Option(help: "Seconds counted while off.") var seconds = 30
     @Option(help: "Be the show (the child the measurement watches), listening on this socket.") var child: String?
+    @Flag(help: "Let the show go off by itself (idle_off) instead of display off.") var idle = false
+
+    /// `idle_off` of the show under `--idle`.
+    static let idleOff = 15.0
 
     func run() throws {
         if let socket = child {
             blockDaemonSignals()
             keepPictureBuffersOutOfTheHeap()
-            try DisplayJob(settings: headlessShow(folder, interval: 2, socket: socket), index: 0, log: { _ in }).run()
+            var settings = headlessShow(folder, interval: 2, socket: socket)
+            if idle { settings.power.idleOff = Self.idleOff }
+            try DisplayJob(settings: settings, index: 0, log: { _ in }).run()
             return
         }
         let socket = NSTemporaryDirectory() + "kioskd-bench-off-\(getpid()).sock"
-        let pid = spawnSelf(["display-off", folder, "--child", socket])
+        let pid = spawnSelf(["display-off", folder, "--child", socket] + (idle ? ["--idle"] : []))
         defer {
             kill(pid, SIGTERM)
             _ = waitForExit(pid)
@@ -49,6 +60,20 @@ struct WakeupsWhileOff: ParsableCommand {
         // The neighbourhood decoded and the first slides begun.
         sleep(3)
         let on = try wakeUps(of: pid, over: 10)
+        if idle {
+            // Nobody there: off by itself once idle_off has passed since the start.
+            var state = ""
+            for _ in 0..<60 where !state.contains("\"display_state\":\"off_by_idle\"") {
+                sleep(1)
+                state = try ask("status")
+            }
+            guard state.contains("\"display_state\":\"off_by_idle\"") else { throw ValidationError("the show did not go off by idle: \(state)") }
+            sleep(1)
+            let off = try wakeUps(of: pid, over: seconds)
+            print("wakeups_while_idle_off_per_min \(format(off.perMinute)) wake-ups (\(off.count) context switches of \(off.threads) threads in "
+                + "\(format(off.seconds)) s, off by idle_off \(Int(Self.idleOff)) s; while on, sliding every 2 s: \(format(on.perMinute)) per minute)")
+            return
+        }
         let reply = try ask("display off")
         guard reply.contains("\"panel\":\"off\"") else { throw ValidationError("display off was not taken: \(reply)") }
         // A slide under way ends where it was going; then nothing moves.
