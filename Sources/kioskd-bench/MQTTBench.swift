@@ -220,7 +220,7 @@ struct MQTTPhoton: ParsableCommand {
                   (try? client.subscribe("kioskd/photon/availability")) != nil else { return }
             var online = false
             pump([client], seconds: 20) {
-                online = online || client.takeEvents().contains { $0 == .message(topic: "kioskd/photon/availability", payload: Array("online".utf8), retained: true) || $0 == .message(topic: "kioskd/photon/availability", payload: Array("online".utf8), retained: false) }
+                for case .message(_, let payload, _) in client.takeEvents() where payload == Array("online".utf8) { online = true }
                 return online
             }
             // The pictures around the first decoded meanwhile.

@@ -98,6 +98,6 @@ extension FrameEncoder {
     /// `size` scaled down (never up) to at most `maximumWidth` across, its shape kept.
     static func size(of size: PixelSize, atMost maximumWidth: Int) -> PixelSize {
         guard size.width > maximumWidth else { return size }
-        return PixelSize(width: maximumWidth, height: max(1, (size.height * maximumWidth + size.width / 2) / size.width))
+        return aspectFitSize(of: size, in: PixelSize(width: maximumWidth, height: size.height))
     }
 }

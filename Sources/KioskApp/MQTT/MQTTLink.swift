@@ -96,7 +96,7 @@ final class MQTTLink {
     /// first if it goes elsewhere or as someone else.
     func use(_ newTarget: Target?) {
         guard newTarget != target else { return }
-        close(saying: "offline")
+        close()
         target = newTarget
         backoff = ReconnectBackoff()
         retryAt = nil
@@ -106,7 +106,7 @@ final class MQTTLink {
 
     /// Says `offline` and goodbye: the show is stopping.
     func stop() {
-        close(saying: "offline", blocking: true)
+        close(blocking: true)
         for gone in leaving { leave(gone.connection) }
         target = nil
         armStep()
@@ -362,18 +362,17 @@ final class MQTTLink {
         delay < 10 ? "\((delay * 10).rounded() / 10) s" : "\(Int(delay.rounded())) s"
     }
 
-    /// Leaves the connection, saying `availability` first if online.
-    /// Leaves the connection, saying `availability` first if online, and
+    /// Leaves the connection, saying `offline` first if online, and
     /// goodbye once the broker has acknowledged it: libmosquitto closes
     /// the socket with the DISCONNECT, and an acknowledgement arriving
     /// after that would make the kernel reset the connection, which can
     /// lose the goodbye and publish the will too. On the way out
     /// (`blocking`) that wait is the only one (at most ``lingering``);
     /// otherwise the loop watches the connection leave.
-    private func close(saying availability: String, blocking: Bool = false) {
+    private func close(blocking: Bool = false) {
         if isOnline, let connection, let target {
             log("mqtt: leaving \(target.broker)")
-            if let said = try? connection.publish(target.availabilityTopic, Array(availability.utf8), retained: true) {
+            if let said = try? connection.publish(target.availabilityTopic, Array("offline".utf8), retained: true) {
                 _ = try? connection.write()
                 if blocking {
                     Self.awaitAcknowledgement(of: said, on: connection, within: Self.lingering)

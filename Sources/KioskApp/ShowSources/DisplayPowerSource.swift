@@ -85,8 +85,12 @@ final class PowerKeeper: DisplayPowerControl {
     }
 
     private func armIdle() {
-        nextIdleCheck = machine.nextChange(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset).monotonic
-        rearmIdle(nextIdleCheck)
+        rearm(idle: machine.nextChange(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset).monotonic)
+    }
+
+    private func rearm(idle: Double?) {
+        nextIdleCheck = idle
+        rearmIdle(idle)
     }
 
     /// Puts the display (and the TV) in the state wanted now, and says when to look again.
@@ -102,9 +106,10 @@ final class PowerKeeper: DisplayPowerControl {
             controller.sleep(why: reason)
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         }
-        nextCheck = machine.power.nextChange(after: now, utcOffset: utcOffset)
+        let next = machine.nextChange(wall: now, now: controller.clock(), utcOffset: utcOffset)
+        nextCheck = next.wall
         rearm(nextCheck)
-        armIdle()
+        rearm(idle: next.monotonic)
     }
 
     /// Why the display is as it is, for the log.

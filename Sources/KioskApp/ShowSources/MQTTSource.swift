@@ -92,9 +92,6 @@ final class MQTTSource: ShowSource {
         self.link = link
         statePublish = loop.deadline(named: "mqtt state") { [unowned self] now in publishStateIfDue(at: now) }
         picturePublish = loop.deadline(named: "mqtt picture") { [unowned self] now in publishPictureIfDue(at: now) }
-        let encoder = try FrameEncoder()
-        self.encoder = encoder
-        encoderRegistration = try loop.register(encoder.readyFD, name: "mqtt picture") { [unowned self] _ in pictureEncoded() }
         // Held by the controller: `.stopped` comes after the loop has ended.
         controller.subscribe { [self] event in showEvent(event) }
         useSettings()
@@ -184,8 +181,7 @@ final class MQTTSource: ShowSource {
         if topic == discovery.statusTopic {
             if payload == Array("online".utf8) {
                 publishDiscovery()
-                statePacing.changed()
-                armStatePublish()
+                stateChanged()
             }
         } else if payload.isEmpty, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"), !removedFromHomeAssistant {
             // Home Assistant deleting the device clears each config: the kiosk stops offering them.
@@ -215,14 +211,15 @@ final class MQTTSource: ShowSource {
             reply = ControlReply.failure("watch is the control socket's: over MQTT the events are published on \(topics.event)").line
         case .success(.screenshot):
             reply = ControlReply.failure("screenshot is the control socket's: over MQTT the picture is published on \(topics.picture)").line
+        case .success(let request) where Self.movesTheGroup(request):
+            let answer = commands.reply(to: request)
+            reply = answer.line
+            stateChanged()
+            // A group command moves the whole group: a new beat, from here and now.
+            if let beat, topic == MQTTTopics.groupCommand(beat.group), answer["ok"] == .bool(true) { beat.groupCommandPerformed() }
         case .success(let request):
             reply = commands.answer(request)
-            statePacing.changed()
-            armStatePublish()
-            // A group command moves the whole group: a new beat, from here and now.
-            if let beat, topic == MQTTTopics.groupCommand(beat.group), Self.movesTheGroup(request), reply.starts(with: Array("{\"ok\":true".utf8)) {
-                beat.groupCommandPerformed()
-            }
+            stateChanged()
         }
         link.publish(topics.reply, Self.payload(reply))
     }
@@ -254,6 +251,12 @@ final class MQTTSource: ShowSource {
             break
         }
         if let line = event.watchLine, let topics { link?.publish(topics.event, Self.payload(line.line)) }
+        stateChanged()
+    }
+
+    /// The state changed: published from a deadline (never from inside
+    /// the show's own update, where an event comes from), as its pacing allows.
+    private func stateChanged() {
         statePacing.changed()
         armStatePublish()
     }
@@ -267,12 +270,30 @@ final class MQTTSource: ShowSource {
         armStatePublish()
     }
 
+    /// The picture's encoder and its thread, started at the first picture:
+    /// a kiosk without a broker never has one.
+    private func pictureEncoder() -> FrameEncoder? {
+        if let encoder { return encoder }
+        guard let loop else { return nil }
+        do {
+            let encoder = try FrameEncoder()
+            encoderRegistration = try loop.register(encoder.readyFD, name: "mqtt picture") { [unowned self] _ in pictureEncoded() }
+            self.encoder = encoder
+            return encoder
+        } catch {
+            if logThrottle.allows("encoder", at: controller?.clock() ?? 0) {
+                log(.warning("mqtt: cannot start the picture's encoder: \(error)"))
+            }
+            return nil
+        }
+    }
+
     private func armPicturePublish() { picturePublish?.arm(at: link?.isOnline == true ? picturePacing.nextDue : nil) }
 
     /// The frame on screen to the encoder, once the strip is at rest on a
     /// decoded picture (until then, a look every 0.2 s); none while the display is off.
     private func publishPictureIfDue(at now: Double) {
-        guard picturePacing.isDue(at: now), link?.isOnline == true, let controller, let encoder else { return armPicturePublish() }
+        guard picturePacing.isDue(at: now), link?.isOnline == true, let controller else { return armPicturePublish() }
         let show = controller.snapshot
         if show.asleep || show.panel != .active {
             picturePacing.published(at: now)  // nothing to show; the next change asks again
@@ -282,7 +303,7 @@ final class MQTTSource: ShowSource {
             picturePublish?.arm(at: now + 0.2)
             return
         }
-        encoder.encode(shown.frame, as: Self.pictureFormat, for: 0)
+        pictureEncoder()?.encode(shown.frame, as: Self.pictureFormat, for: 0)
         picturePacing.published(at: now)
         armPicturePublish()
     }
