@@ -125,7 +125,7 @@ import Testing
         let first = run.show.pictures.pictures.playlist[0]
         run.run(until: 0.6 * Double(4 * count) + 0.3)
         let shown = [first] + run.events.compactMap { event -> String? in
-            if case .pictureCentred(_, let file, _) = event { file } else { nil }
+            if case .pictureCentred(_, let file, _, _) = event { file } else { nil }
         }
         #expect(shown.count >= 4 * count)
         let rounds = (0..<4).map { Array(shown[($0 * count)..<(($0 + 1) * count)]) }

@@ -57,6 +57,27 @@ import Testing
         #expect(run.controller.snapshot.centredItem == 3, "back on the group's picture")
     }
 
+    /// Members wake for a slide a little apart (their loops, the machine's
+    /// load); each starts it from the beat's instant, so all land on the
+    /// same refresh. A kiosk far behind (a beat that crossed a slow broker)
+    /// starts from now rather than jump most of the way.
+    @Test func aSlideWokenForALittleLateLandsWithTheGroupsBeat() throws {
+        for (ago, fromTheBeat) in [(0.05, true), (0.5, false)] {
+            let folder = try fourColours()
+            let run = try SimulatedShow(showSettings(folder, transition: 0.45))
+            let (follower, loop) = try follower(run)
+            defer { follower.stop(); withExtendedLifetime(loop) {} }
+            run.run(until: 1)
+            follower.received(beat(position: 1, ago: ago))
+            let arrived = ShowEvent.pictureCentred(item: 1, file: folder.path + "/b.png")
+            // From the beat: at rest by 1 - 0.05 + 0.45 and its refresh; from now, 0.05 s (three refreshes) later.
+            run.run(until: 1.40 + 1.0 / 60)
+            #expect(run.events.map(\.untimed).contains(arrived) == fromTheBeat, "\(ago) s late")
+            run.run(until: 1.45 + 1.0 / 60)
+            #expect(run.events.map(\.untimed).contains(arrived), "\(ago) s late")
+        }
+    }
+
     /// Nobody has a beat: the first member starts one from where it is; a
     /// beat that is not one is ignored and changes nothing.
     @Test func aBeatIsStartedWhenNoneComesAndNonsenseIsIgnored() throws {

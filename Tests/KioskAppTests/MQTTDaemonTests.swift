@@ -87,7 +87,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         #expect(try ask("next", of: "shop", through: watcher)["index"] as? Int == 1)
         #expect(state(of: "shop", on: watcher) { $0["index"] as? Int == 1 && $0["moving"] as? Bool == false }["file"] as? String == "02.jpg")
         watcher.wait { _ in watcher.texts(on: "kioskd/shop/event").contains { $0.contains("\"event\":\"picture\"") } }
-        #expect(watcher.texts(on: "kioskd/shop/event").contains("{\"event\":\"picture\",\"index\":1,\"file\":\"02.jpg\",\"files\":[\"02.jpg\"]}"))
+        #expect(watcher.texts(on: "kioskd/shop/event").contains { $0.hasPrefix("{\"event\":\"picture\",\"index\":1,\"file\":\"02.jpg\",\"files\":[\"02.jpg\"],\"shown_at\":") })
 
         // The discovered button: its own command topic and payload.
         let button = try #require(configs.first { $0.topic == "homeassistant/button/shop/next/config" }.flatMap { object(String(decoding: $0.payload, as: UTF8.self)) })
@@ -435,6 +435,8 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
     fileprivate final class Watcher {
         let connection: ControlConnection
         private(set) var arrivals: [(time: Double, index: Int)] = []
+        /// What each picture event said: when its frame reached the screen.
+        private(set) var shownAt: [Double?] = []
         init(_ daemon: Daemon) throws {
             connection = try ControlConnection(path: daemon.socket)
             _ = try connection.request("watch")
@@ -451,7 +453,10 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
                 for (watcher, fd) in zip(watchers, ready) where fd.revents != 0 {
                     while let line = try? watcher.connection.readLine() {
                         let event = (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]) ?? [:]
-                        if event["event"] as? String == "picture", let index = event["index"] as? Int { watcher.arrivals.append((time, index)) }
+                        if event["event"] as? String == "picture", let index = event["index"] as? Int {
+                            watcher.arrivals.append((time, index))
+                            watcher.shownAt.append(event["shown_at"] as? Double)
+                        }
                     }
                 }
             }
@@ -485,6 +490,13 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         // Each slide arrived on both with the same picture.
         let pairs = one.arrivals.compactMap { a in two.arrivals.first { $0.index == a.index && abs($0.time - a.time) < 0.75 }.map { (a, $0) } }
         #expect(pairs.count >= 3, "first: \(one.arrivals) second: \(two.arrivals)")
+        // Each event says when its frame reached the screen: a moment before it was heard, on the same wall clock.
+        for watcher in [one, two] {
+            for (arrival, shown) in zip(watcher.arrivals, watcher.shownAt) {
+                let shown = try #require(shown, "a picture event without shown_at")
+                #expect(shown <= arrival.time + 0.001 && shown > arrival.time - 0.5, "shown at \(shown), heard at \(arrival.time)")
+            }
+        }
         // Within half an interval: the same beat, not the next. How close is
         // `make bench`'s group_sync_spread_ms, on a release build; here the
         // whole test run shares the two cores.

@@ -97,7 +97,7 @@ import Testing
         #expect(run.show.centredFiles == [pictures.paths[1], pictures.paths[2]])
         #expect(status().index == 1 && status().file == pictures.names[1] && status().files == [pictures.names[1], pictures.names[2]])
         #expect(status().position == 1)
-        #expect(run.events.contains(.pictureCentred(item: 1, file: pictures.paths[1], pairedWith: pictures.paths[2])))
+        #expect(run.events.map(\.untimed).contains(.pictureCentred(item: 1, file: pictures.paths[1], pairedWith: pictures.paths[2])))
         #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
         // One more slot is the landscape after the pair; one more after that, round the loop of three slots, the first.
         run.command(.move(by: 1))
@@ -112,7 +112,7 @@ import Testing
         run.run(until: 4.5)
         #expect(run.show.centredFiles == [pictures.paths[1], pictures.paths[2]])
         #expect(run.show.schedule.target == 4)
-        #expect(run.events.last { if case .pictureCentred = $0 { true } else { false } }
+        #expect(run.events.last { if case .pictureCentred = $0 { true } else { false } }?.untimed
             == .pictureCentred(item: 1, file: pictures.paths[1], pairedWith: pictures.paths[2]))
     }
 

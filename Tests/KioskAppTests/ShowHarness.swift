@@ -202,3 +202,12 @@ final class FailingScreen: ShowScreen {
     var summary: String { "failing" }
     var displayDescription: DisplayDescription { inner.displayDescription }
 }
+
+extension ShowEvent {
+    /// The event without when its frame reached the screen (the wall
+    /// clock's, which a simulated show does not keep): for comparing.
+    var untimed: ShowEvent {
+        guard case .pictureCentred(let item, let file, let partner, _) = self else { return self }
+        return .pictureCentred(item: item, file: file, pairedWith: partner)
+    }
+}

@@ -232,6 +232,8 @@ private final class Answers {
 
     @Test func watchEventsNameTheFileNotItsPath() {
         #expect(ShowEvent.pictureCentred(item: 3, file: "/srv/pictures/04.jpg").watchLine == ["event": "picture", "index": 3, "file": "04.jpg", "files": .array(["04.jpg"])])
+        #expect(ShowEvent.pictureCentred(item: 0, file: "/p/a.jpg", shownAt: 1_795_680_000.016_667_4).watchLine?["shown_at"] == .double(1_795_680_000.016_667),
+                "when the frame reached the screen, on the wall clock, to the microsecond")
         #expect(ShowEvent.paused.watchLine == ["event": "pause"])
         #expect(ShowEvent.resumed.watchLine == ["event": "resume"])
         #expect(ShowEvent.playlistChanged(count: 7, added: 2, removed: 0).watchLine == ["event": "playlist", "count": 7, "added": 2, "removed": 0])

@@ -159,6 +159,16 @@ import Testing
         #expect(paused.nextSlide(after: 1_000_100) == nil && paused.item(at: 1_000_100, count: 8) == 5)
     }
 
+    /// How long the group has had its picture: a member woken late for a slide starts it from then.
+    @Test func theTimeSinceTheSlideIsFromItsBeat() {
+        let beat = GroupBeat(epoch: 1_000_000, interval: 8, position: 5, by: "a")
+        #expect(beat.sinceSlide(at: 1_000_016.004) == 1_000_016.004 - 1_000_016)
+        #expect(beat.sinceSlide(at: 1_000_000.5) == 0.5, "slide 0, at the epoch")
+        var paused = beat
+        paused.paused = true
+        #expect(paused.sinceSlide(at: 1_000_100) == 100, "paused: the picture since the epoch")
+    }
+
     /// A clock stepped forward by an hour: one slide to where the group is, not 450.
     @Test func aSteppedClockGivesOnePictureNotABurst() {
         let beat = GroupBeat(epoch: 1_000_000, interval: 8, position: 0, by: "a")

@@ -24,6 +24,10 @@ import SystemCalls
 final class GroupBeatFollower {
     /// How long a kiosk that joined waits for the group's retained beat before starting one.
     static let joinWait = 1.5
+    /// A slide this late (the timer's wake-up, a busy loop, a beat's trip
+    /// through the broker) starts from the beat's instant, so it lands with
+    /// the group's; a later one starts now rather than jump most of the way.
+    static let catchUpLimit = 0.1
 
     let group: String
     let topic: String
@@ -132,7 +136,10 @@ final class GroupBeatFollower {
             // Someone is here: out of the beat until resume_after has passed since.
             presenceEnds?.arm(at: max(presence ?? now, now) + (show.strip.held ? 0.5 : 0))
         } else if !show.paused || beat.paused, let item = beat.item(at: wall, count: show.playlist.count), item != show.centredItem {
-            controller.perform(.goto(item: item))
+            // From the beat's instant, not this wake-up's: a kiosk woken a
+            // few milliseconds late still lands on the refresh the others do.
+            let late = beat.sinceSlide(at: wall)
+            controller.perform(.goto(item: item), startedAt: late <= Self.catchUpLimit ? now - late : nil)
         }
         try? timer.arm(atPrecise: beat.nextSlide(after: wall)?.at)
     }

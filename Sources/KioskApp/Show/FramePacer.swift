@@ -41,6 +41,13 @@ struct FrameInFlight {
     var centredPicture: Bool
 }
 
+/// A frame that brought playlist item `item` to rest in the centre reached
+/// the screen at `shownAt` (the show's clock).
+struct FrameArrival {
+    var item: Int
+    var shownAt: Double
+}
+
 /// The show's frames on its screen: whether one is wanted, when it may be
 /// drawn, the one in flight until its flip completes, a retry after a
 /// failed present, a flip that never completes, and what was shown
@@ -180,8 +187,8 @@ final class FramePacer {
 
     /// The frame just presented for `shownAt` is in flight. Returns the
     /// item it brings to rest if the screen showed it at once (a first
-    /// mode set has no flip event).
-    func queued(_ frame: FrameInFlight, for shownAt: Double, at now: Double) -> Int? {
+    /// mode set has no flip event), and when.
+    func queued(_ frame: FrameInFlight, for shownAt: Double, at now: Double) -> FrameArrival? {
         drawnPosition = frame.position
         drawnFor = shownAt
         frameNeeded = false
@@ -195,12 +202,12 @@ final class FramePacer {
     }
 
     /// The screen's descriptor is readable: flips completed. Returns the
-    /// items the frames shown brought to rest in the centre.
-    func screenEvents(at now: Double) -> [Int] {
+    /// items the frames shown brought to rest in the centre, and when.
+    func screenEvents(at now: Double) -> [FrameArrival] {
         screen.handleEvents(at: now).compactMap(frameShown(at:))
     }
 
-    private func frameShown(at shownAt: Double) -> Int? {
+    private func frameShown(at shownAt: Double) -> FrameArrival? {
         guard let frame = inFlight else { return nil }
         inFlight = nil
         statistics.framesShown += 1
@@ -215,7 +222,7 @@ final class FramePacer {
             statistics.refreshesMissed += max(0, Int(((shownAt - last) / screen.refreshPeriod).rounded()) - 1)
         }
         lastMotionFrameShown = shownAt
-        return frame.arrives
+        return frame.arrives.map { FrameArrival(item: $0, shownAt: shownAt) }
     }
 
     /// A pinch ended with the sharp picture already on screen, or in the frame in flight.

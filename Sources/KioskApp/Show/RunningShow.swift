@@ -1,5 +1,6 @@
 import KioskCore
 import KioskRendering
+import LinuxPlatform
 import SystemCalls
 
 /// The running show: the strip's motion, the pictures, and the frames on
@@ -114,15 +115,19 @@ final class RunningShow {
 
     /// The screen's descriptor is readable: flips completed.
     func screenEvents(at now: Double) {
-        for item in pacer.screenEvents(at: now) { centred(item) }
+        for arrival in pacer.screenEvents(at: now) { centred(arrival, now: now) }
     }
 
-    /// A frame brought `item` to rest in the centre.
-    private func centred(_ item: Int?) {
+    /// A frame brought an item to rest in the centre. When, on the wall
+    /// clock: the show's clock is the monotonic one, `now` on it is the
+    /// wall clock's now.
+    private func centred(_ arrival: FrameArrival?, now: Double) {
         let decoded = strip.decoded
-        guard let item, item < decoded.playlist.count else { return }
-        let pair = decoded.items(ofUnit: decoded.unit(ofItem: item))
-        emit(.pictureCentred(item: item, file: decoded.playlist[item], pairedWith: pair.count == 2 ? decoded.playlist[pair[1]] : nil))
+        guard let arrival, arrival.item < decoded.playlist.count else { return }
+        let item = arrival.item, pair = decoded.items(ofUnit: decoded.unit(ofItem: item))
+        emit(.pictureCentred(
+            item: item, file: decoded.playlist[item], pairedWith: pair.count == 2 ? decoded.playlist[pair[1]] : nil,
+            shownAt: WallClockTimer.preciseNow() - (now - arrival.shownAt)))
     }
 
     /// The decoder's descriptor is readable: pictures finished.
@@ -267,7 +272,7 @@ final class RunningShow {
             sharpAfter: zoom.drew(for: shownAt, sharpBefore: sharpBefore),
             centredPicture: statistics.firstPictureShownAt == nil
                 && decoded.index.item(forSlot: schedule.target).map { decoded.picture($0) != nil } == true)
-        centred(pacer.queued(frame, for: shownAt, at: now))
+        centred(pacer.queued(frame, for: shownAt, at: now), now: now)
         requestPictures(at: position, now: now)
         if !announced && strip.pictures.allOnScreen {
             announced = true

@@ -39,9 +39,12 @@ final class ShowController {
 
     /// Obeys `command` now, mid-slide too. `sensedAt`: when the kernel
     /// stamped the input it comes from (a finger's move), if it did.
-    func perform(_ command: ShowCommand, sensedAt: Double? = nil) {
+    /// `startedAt`: when the command took effect, if a moment ago (a group
+    /// beat's slide, due before the wake-up that performs it); now if nil.
+    func perform(_ command: ShowCommand, startedAt: Double? = nil, sensedAt: Double? = nil) {
         commandsPerformed += 1
-        show.command(command, at: clock(), sensedAt: sensedAt)
+        let now = clock()
+        show.command(command, at: min(startedAt ?? now, now), sensedAt: sensedAt)
         switch command {
         case .personPresent, .touch(.caught), .zoom: publish(.presence)
         default: break

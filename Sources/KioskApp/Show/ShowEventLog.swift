@@ -7,7 +7,7 @@ extension ShowEvent {
         switch self {
         case .ready(let count, let centred, _):
             return "showing \(count) picture(s), picture \(centred.map(String.init) ?? "none") in the centre"
-        case .pictureCentred(let item, let file, let partner):
+        case .pictureCentred(let item, let file, let partner, _):
             return verbose ? .info("picture \(item) in the centre: \(file)" + (partner.map { " and \($0)" } ?? "")) : nil
         case .pictureRefused(let file, let reason):
             return .warning("skipping \(file): \(reason)")

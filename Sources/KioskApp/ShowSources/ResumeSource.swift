@@ -28,7 +28,7 @@ final class ResumeSource: ShowSource {
         // Held by the controller: the show's last event (stopped) comes after the loop and its sources are gone.
         controller.subscribe { [self, unowned controller] event in
             switch event {
-            case .ready(_, _, let file?), .pictureCentred(_, let file, _):
+            case .ready(_, _, let file?), .pictureCentred(_, let file, _, _):
                 pacing.centred(file)
                 writeIfDue(at: clock())
             case .stopped:

@@ -136,11 +136,12 @@ extension ShowEvent {
     /// not told about (the log has those).
     public var watchLine: JSONObject? {
         switch self {
-        case .pictureCentred(let item, let path, let partner):
-            return [
+        case .pictureCentred(let item, let path, let partner, let shownAt):
+            let line: JSONObject = [
                 "event": "picture", "index": .int(item), "file": .string(Playlist.fileName(of: path)),
                 "files": .array(([path] + (partner.map { [$0] } ?? [])).map { .string(Playlist.fileName(of: $0)) }),
             ]
+            return shownAt.map { line + ["shown_at": .double(($0 * 1_000_000).rounded() / 1_000_000)] } ?? line
         case .paused: return ["event": "pause"]
         case .resumed: return ["event": "resume"]
         case .playlistChanged(let count, let added, let removed):

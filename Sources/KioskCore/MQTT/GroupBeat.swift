@@ -51,6 +51,14 @@ public struct GroupBeat: Equatable, Sendable, Codable {
     /// When slide `k` starts.
     public func start(ofSlide k: Int) -> Double { epoch + Double(k) * interval }
 
+    /// How long ago, at `time`, the group took its current picture: since
+    /// the last slide's start, or since the epoch while paused or before
+    /// the first slide. A member that slides a little late starts its
+    /// slide from then, so every member's lands on the same instant.
+    public func sinceSlide(at time: Double) -> Double {
+        time - start(ofSlide: paused ? 0 : max(0, slide(at: time)))
+    }
+
     /// The group's picture at `time`, in a playlist of `count` (nil for an empty one).
     public func item(at time: Double, count: Int) -> Int? {
         guard count > 0 else { return nil }

@@ -42,7 +42,7 @@ public struct ServiceNotifications: Sendable {
             guard !isReady else { return "STATUS=\(status)" }
             isReady = true
             return "READY=1\nSTATUS=\(status)"
-        case .pictureCentred(_, let file, let pairedWith):
+        case .pictureCentred(_, let file, let pairedWith, _):
             let status = Self.showing(file, pairedWith: pairedWith, count: pictureCount)
             lastPictureStatus = status
             return isReady ? "STATUS=\(status)" : nil

@@ -45,7 +45,9 @@ public enum ShowEvent: Equatable, Sendable {
     case ready(pictureCount: Int, centred: Int?, file: String?)
     /// The strip came to rest with `file` (item `item`) in the centre; with
     /// `portrait_pairs`, the left one of a pair whose right one is `pairedWith`.
-    case pictureCentred(item: Int, file: String, pairedWith: String? = nil)
+    /// `shownAt`: when that frame reached the screen, in Unix time (the wall
+    /// clock, which NTP keeps alike on every kiosk: `watch` clients compare kiosks by it).
+    case pictureCentred(item: Int, file: String, pairedWith: String? = nil, shownAt: Double? = nil)
     /// A file could not be shown and left the playlist.
     case pictureRefused(file: String, reason: String)
     /// An animated picture broke after its first frame: it stays on the frame it shows.
