@@ -52,8 +52,9 @@ public final class EvdevDevice: InputDevice {
 
     deinit { libevdev_free(device) }
 
-    /// What it can do, asking about the keys of `keyMap`.
-    public func capabilities(keyMap: KeyMap) -> InputCapabilities {
+    /// What it can do, asking about the keys of `keyMap` and the presence
+    /// keys and switches of `presence` (and whether one is down now).
+    public func capabilities(keyMap: KeyMap, presence: PresenceInputs) -> InputCapabilities {
         var capabilities = InputCapabilities()
         capabilities.isDirect = libevdev_has_property(device, UInt32(INPUT_PROP_DIRECT)) == 1
         capabilities.hasAbsolutePosition = has(EV_ABS, ABS_X) && has(EV_ABS, ABS_Y)
@@ -64,6 +65,13 @@ public final class EvdevDevice: InputDevice {
         capabilities.hasLeftButton = has(EV_KEY, BTN_LEFT)
         capabilities.hasRelativeMotion = has(EV_REL, REL_X)
         capabilities.keys = Set(keyMap.codes.filter { has(EV_KEY, Int32($0)) })
+        let sensors = presence.keys.map { (EV_KEY, Int32($0)) } + presence.switches.map { (EV_SW, Int32($0)) }
+        let present = sensors.filter { has($0.0, $0.1) }
+        capabilities.sensesPresence = !present.isEmpty
+        capabilities.presenceDown = present.compactMap { type, code in
+            let value = libevdev_get_event_value(device, UInt32(type), UInt32(code))
+            return value == 0 ? nil : InputEvent(type: UInt16(type), code: UInt16(code), value: value, time: 0)
+        }
         return capabilities
     }
 

@@ -15,8 +15,8 @@ public protocol InputDevice: AnyObject {
     var fd: Int32 { get }
     /// Where the device's driver library puts its complaints, a line at a time.
     var libraryMessages: ((String) -> Void)? { get set }
-    /// What it can do, asking about the keys of `keyMap`.
-    func capabilities(keyMap: KeyMap) -> InputCapabilities
+    /// What it can do, asking about the keys of `keyMap` and the keys and switches of `presence`.
+    func capabilities(keyMap: KeyMap, presence: PresenceInputs) -> InputCapabilities
     /// An absolute axis's range and resolution, if the device has it.
     func axis(_ code: UInt16) -> TouchMapping.Axis?
     /// Takes the device for kioskd alone (`EVIOCGRAB`).

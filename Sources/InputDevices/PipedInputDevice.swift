@@ -62,9 +62,10 @@ public final class PipedInputDevice: InputDevice {
 
     public var fd: Int32 { reading.rawValue }
 
-    public func capabilities(keyMap: KeyMap) -> InputCapabilities {
+    public func capabilities(keyMap: KeyMap, presence: PresenceInputs) -> InputCapabilities {
         var capabilities = described
         capabilities.keys = described.keys.intersection(keyMap.codes)
+        capabilities.sensesPresence = described.sensesPresence && !presence.isEmpty
         return capabilities
     }
 

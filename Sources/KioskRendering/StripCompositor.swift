@@ -55,8 +55,12 @@ public struct StripCompositor: Sendable {
     /// place: one pass over the panel, never a frame composed and then
     /// turned. A half turn writes each row backwards; a quarter turn makes
     /// each screen column a panel row, read from the pictures' columns.
+    ///
+    /// `brightness` below 100 dims every pixel written to that percent of
+    /// itself (software dimming, where the panel has no backlight to turn
+    /// down): a buffer dimmed otherwise is drawn whole again.
     public func compose(
-        into surface: PixelSurface, cells: [StripCell], turnedBy rotation: Rotation = .none,
+        into surface: PixelSurface, cells: [StripCell], turnedBy rotation: Rotation = .none, brightness: Int = 100,
         contents: inout BufferContents, picture: (StripCell.Content) -> RasterImage?
     ) {
         precondition(surface.size == rotation.logicalSize(of: geometry.screen),
@@ -69,7 +73,7 @@ public struct StripCompositor: Sendable {
         var pictureRows: Range<Int>?
         for rows in placed.compactMap(\.rows) { pictureRows = pictureRows?.spanning(rows) ?? rows }
         let rows: Range<Int>
-        if contents.isComplete && contents.background == background && contents.rotation == rotation {
+        if contents.isComplete && contents.background == background && contents.rotation == rotation && contents.brightness == brightness {
             switch (contents.pictureRows, pictureRows) {
             case (nil, nil): rows = 0..<0
             case (let old?, nil): rows = old
@@ -79,22 +83,72 @@ public struct StripCompositor: Sendable {
         } else {
             rows = 0..<geometry.screen.height
         }
-        contents = BufferContents(pictureRows: pictureRows, background: background, rotation: rotation)
+        contents = BufferContents(pictureRows: pictureRows, background: background, rotation: rotation, brightness: brightness)
+        let dimming = brightness < 100 ? Dimming(percent: brightness) : nil
         switch rotation {
-        case .none: composeRows(rows, of: placed, into: surface, backwards: false)
-        case .half: composeRows(rows, of: placed, into: surface, backwards: true)
-        case .quarter, .threeQuarters: composeColumns(rows, of: placed, into: surface, rotation: rotation)
+        case .none: composeRows(rows, of: placed, into: surface, backwards: false, dimming: dimming)
+        case .half: composeRows(rows, of: placed, into: surface, backwards: true, dimming: dimming)
+        case .quarter, .threeQuarters:
+            guard let dimming, !rows.isEmpty else { return composeColumns(rows, of: placed, into: surface, rotation: rotation) }
+            // Composed in ordinary memory, then the band of each panel row those screen rows are, written dimmed.
+            let height = geometry.screen.height
+            let columns = rotation == .quarter ? (height - rows.upperBound)..<(height - rows.lowerBound) : rows
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: surface.size.pixelCount) { scratch in
+                let composed = PixelSurface(base: UnsafeMutableRawPointer(scratch.baseAddress!), size: surface.size, bytesPerRow: surface.size.width * 4)
+                composeColumns(rows, of: placed, into: composed, rotation: rotation)
+                for y in 0..<surface.size.height {
+                    dimming.apply(composed.row(y) + columns.lowerBound, count: columns.count, into: surface.row(y) + columns.lowerBound)
+                }
+            }
+        }
+    }
+
+    /// Software dimming: each channel scaled to `percent` of itself, rounded.
+    struct Dimming {
+        private let scale: [UInt32]
+
+        init(percent: Int) { scale = (0..<256).map { UInt32(($0 * max(percent, 0) + 50) / 100) } }
+
+        /// `count` pixels from `source`, dimmed, to `target` (which may be `source`).
+        func apply(_ source: UnsafePointer<UInt32>, count: Int, into target: UnsafeMutablePointer<UInt32>) {
+            scale.withUnsafeBufferPointer { scale in
+                for x in 0..<count {
+                    let pixel = source[x]
+                    target[x] = scale[Int(pixel >> 16 & 0xFF)] << 16 | scale[Int(pixel >> 8 & 0xFF)] << 8 | scale[Int(pixel & 0xFF)]
+                }
+            }
         }
     }
 
     /// Row by row: background up to each picture, the picture's row, the
     /// background after it. Each pixel is written once; `backwards` (a half
     /// turn) writes screen row y right to left into panel row `height - 1 - y`.
-    private func composeRows(_ rows: Range<Int>, of placed: [PlacedPicture], into surface: PixelSurface, backwards: Bool) {
+    ///
+    /// Dimmed, each row is composed in ordinary memory first and written
+    /// dimmed: a display's buffer may be mapped write-combined, where
+    /// reading pixels back is slow.
+    private func composeRows(_ rows: Range<Int>, of placed: [PlacedPicture], into surface: PixelSurface, backwards: Bool, dimming: Dimming?) {
+        let width = geometry.screen.width
+        guard let dimming else { return composeRows(rows, of: placed, backwards: backwards, row: { surface.row($0) }) }
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: width) { scratch in
+            let scratch = scratch.baseAddress!
+            composeRows(rows, of: placed, backwards: backwards, row: { _ in scratch }, rowDone: { panelRow in
+                dimming.apply(scratch, count: width, into: surface.row(panelRow))
+            })
+        }
+    }
+
+    /// ``composeRows(_:of:into:backwards:dimming:)`` into `row(panelRow)`, then `rowDone(panelRow)`.
+    private func composeRows(
+        _ rows: Range<Int>, of placed: [PlacedPicture], backwards: Bool, row panelRowPointer: (Int) -> UnsafeMutablePointer<UInt32>,
+        rowDone: (Int) -> Void = { _ in }
+    ) {
         let fill = background.xrgb
         let width = geometry.screen.width, height = geometry.screen.height
         for y in rows {
-            let row = surface.row(backwards ? height - 1 - y : y)
+            let panelRow = backwards ? height - 1 - y : y
+            defer { rowDone(panelRow) }
+            let row = panelRowPointer(panelRow)
             // The screen's columns a..<b in the panel row.
             func fillColumns(_ a: Int, _ b: Int) {
                 guard a < b else { return }
@@ -164,14 +218,17 @@ public struct BufferContents: Sendable, Equatable {
     /// How that frame was turned onto the panel: rows skipped under one
     /// turn are other pixels under another.
     public fileprivate(set) var rotation = Rotation.none
+    /// The percent its pixels were dimmed to (100: not dimmed).
+    public fileprivate(set) var brightness = 100
 
     /// A buffer with unknown contents: the next frame draws every row.
     public init() {}
 
-    fileprivate init(pictureRows: Range<Int>?, background: RGBColor, rotation: Rotation) {
+    fileprivate init(pictureRows: Range<Int>?, background: RGBColor, rotation: Rotation, brightness: Int) {
         self.pictureRows = pictureRows
         self.background = background
         self.rotation = rotation
+        self.brightness = brightness
     }
 
     var isComplete: Bool { background != nil }

@@ -226,15 +226,19 @@ struct UinputPlay: ParsableCommand {
     struct Key: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Press and release a key (its kernel code: 106 is KEY_RIGHT).")
         @Argument var code: UInt16
+        @Flag(help: "A device with this key alone, as a PIR on gpio-keys is (143 is KEY_WAKEUP), not a keyboard.") var only = false
+        @Option(help: "Seconds the key stays down.") var hold = 0.05
         @OptionGroup var timing: Timing
 
         func run() throws {
-            let keyboard = try VirtualInputDevice(.keyboard(keys: Array(KeyMap().codes) + [code]), name: "kioskd test keyboard")
+            let keyboard = try VirtualInputDevice(
+                .keyboard(keys: only ? [code] : Array(KeyMap().codes) + [code]), name: only ? "kioskd test motion sensor" : "kioskd test keyboard")
             FileHandle.standardOutput.write(Data("\(keyboard.path)\n".utf8))
             Thread.sleep(forTimeInterval: timing.ready)
             try keyboard.send(InputCode.key, code, 1)
             try keyboard.report()
-            Thread.sleep(forTimeInterval: 0.05)
+            FileHandle.standardOutput.write(Data("down\n".utf8))
+            Thread.sleep(forTimeInterval: hold)
             try keyboard.send(InputCode.key, code, 0)
             try keyboard.report()
             Thread.sleep(forTimeInterval: timing.linger)

@@ -131,6 +131,65 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         withExtendedLifetime(folder) {}
     }
 
+    /// A motion sensor (a PIR's KEY_WAKEUP, a proximity switch): while it
+    /// says someone is there the display stays on past idle_off; ten
+    /// minutes after it says nobody, it goes off; its next word wakes it.
+    /// It never holds the slides, as a touch does.
+    @Test func aMotionSensorKeepsTheDisplayOnWhileItSeesSomeoneAndWakesIt() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 60))
+        let keeper = PowerKeeper(
+            schedule: nil, idleOff: 600, controller: run.controller, tv: nil, log: { _ in },
+            wallClock: { [unowned run] in 1_795_680_000 + Int64(run.now) }, utcOffset: { _ in 0 })
+        keeper.check()
+        run.run(until: 100)
+        run.controller.sensed(presenceHeld: true)
+        #expect(keeper.nextIdleCheck == nil, "someone is there: no idleness runs")
+        run.run(until: 2000)
+        keeper.check()
+        #expect(!run.show.asleep && run.show.schedule.lastPresence == nil, "on all along; the slides went on (no touch)")
+        #expect(run.show.schedule.target > 20)
+        run.controller.sensed(presenceHeld: false)
+        #expect(keeper.nextIdleCheck == 2600, "ten minutes from when it last saw someone")
+        run.run(until: 2600)
+        keeper.check()
+        #expect(run.show.asleep && keeper.state == .offByIdle)
+        run.controller.sensed(presenceHeld: true)
+        #expect(!run.show.asleep && keeper.state == .on, "motion wakes it")
+        withExtendedLifetime(folder) {}
+    }
+
+    /// `brightness = "07:00 100%, 21:00 40%, 23:00 off"` with no backlight:
+    /// at 21:00 the frame on screen is dimmed to 40% of the snapshot's, as
+    /// `status` says; at 23:00 the display goes off by the schedule.
+    @Test func brightnessByTheTimeOfDayDimsInSoftwareAndItsOffIsOffHours() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 3600))
+        let start = utc(2026, 11, 23, 20, 59)
+        let keeper = PowerKeeper(
+            schedule: nil, brightness: try Brightness(parsing: "07:00 100%, 21:00 40%, 23:00 off"), controller: run.controller, tv: nil,
+            log: { _ in }, wallClock: { [unowned run] in start + Int64(run.now) }, utcOffset: { _ in 0 })
+        let commands = ControlCommands(controller: run.controller, started: 0, power: keeper, wakeUp: { 0 })
+        keeper.check()
+        run.run(until: 1)
+        let snapshot = try run.snapshot(at: 0)
+        #expect(try run.screen.shown?.pixels == snapshot.pixels && keeper.nextCheck == utc(2026, 11, 23, 21, 0))
+        run.run(until: 60)
+        keeper.check()  // 21:00
+        run.run(until: 61)
+        let dimmed = snapshot.pixels.map { pixel in
+            [16, 8, 0].map { shift in UInt32(((Int(pixel >> UInt32(shift)) & 0xFF) * 40 + 50) / 100) << UInt32(shift) }.reduce(0, |)
+        }
+        #expect(run.screen.shown?.pixels.map { $0 & 0xFF_FFFF } == dimmed, "40% of the snapshot, each channel rounded")
+        #expect(commands.status.reply["brightness"] == .int(40) && commands.status.reply["dimmer"] == "software")
+        #expect(commands.status.reply["display_power"] == "schedule")
+        #expect(keeper.nextCheck == utc(2026, 11, 23, 23, 0))
+        run.run(until: 2 * 3600 + 60)
+        keeper.check()  // 23:00
+        #expect(run.show.asleep && keeper.state == .offBySchedule)
+        withExtendedLifetime(folder) {}
+    }
+
     @Test func aTouchOnADarkPanelMovesNothing() throws {
         let (run, keeper, _, folder) = try poweredShow("daily 09:00-17:00", start: utc(2026, 11, 23, 20, 0))
         keeper.check()

@@ -61,7 +61,7 @@ import Testing
         try source.attach(to: loop, controller: show.controller)
         #expect(log == [
             "input: \(link): open failed: No such file or directory (errno 2)",
-            "input: no touchscreen or keyboard with the show's keys yet; watching for the configured devices",
+            "input: no touchscreen, keyboard with the show's keys or motion sensor yet; watching for the configured devices",
         ])
         // A device's trouble is said once a minute: let one pass (on the show's clock).
         show.stall(61)

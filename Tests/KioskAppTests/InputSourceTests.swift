@@ -302,6 +302,32 @@ struct PipedFinger {
         #expect(show.centred == 1, "the key moved on; the touches moved nothing")
     }
 
+    /// A PIR on gpio-keys (KEY_WAKEUP down while it sees motion): the display
+    /// hears someone is there while it is down, and nobody once it is up or
+    /// unplugged; the show's slides are not held, as a touch would.
+    @Test func aMotionSensorsKeySaysSomeoneIsThereUntilItIsReleasedOrUnplugged() throws {
+        var capabilities = InputCapabilities()
+        capabilities.sensesPresence = true
+        let pir = try PipedInputDevice(name: "pir", capabilities: capabilities)
+        let show = try LiveInputShow([pir])
+        #expect(show.log.contains("input: pipe:pir (pir): presence"), "\(show.log)")
+        func sensed() -> [Bool] { show.events.compactMap { if case .presenceSensed(let held) = $0 { held } else { nil } } }
+        try pir.writer.send(InputCode.key, 143, 1)
+        try pir.writer.report()
+        try show.run { _ in sensed() == [true] }
+        try pir.writer.send(InputCode.key, 143, 0)
+        try pir.writer.send(InputCode.key, 30, 1)  // KEY_A: not a presence key
+        try pir.writer.report()
+        try show.run { _ in sensed() == [true, false] }
+        try pir.writer.send(PresenceInputs.switchType, 0x0b, 1)  // SW_FRONT_PROXIMITY: near
+        try pir.writer.report()
+        try show.run { _ in sensed() == [true, false, true] }
+        pir.writer.unplug()
+        try show.run { _ in sensed() == [true, false, true, false] }
+        #expect(show.controller.show.schedule.lastPresence == nil, "a sensor is no touch: the slides are not held")
+        #expect(!show.events.contains(.presence))
+    }
+
     /// Nonsense as fast as the pipe takes it, from another thread (up to 13
     /// fingers in 10 slots, positions a million times off the axes,
     /// timestamps out of order and repeated, random keys): the show keeps

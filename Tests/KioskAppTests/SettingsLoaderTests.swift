@@ -1,3 +1,4 @@
+import InputDevices
 import Foundation
 import KioskApp
 import KioskConfigFile
@@ -82,6 +83,29 @@ func configFile(_ text: String) throws -> String {
         defer { try? FileManager.default.removeItem(atPath: action) }
         let actionError = expectError(ConfigFile.Error.self) { try loadSettings(configPath: action, flags: []) }
         #expect(actionError?.description.contains("invalid keys \"KEY_F5 = jump\": expected a kernel key name") == true, "\(String(describing: actionError))")
+    }
+
+    /// `presence_keys`: kernel key and switch names, KEY_WAKEUP (a PIR on
+    /// gpio-keys) and SW_FRONT_PROXIMITY by default; a name the kernel does
+    /// not have is refused with its line; `none` turns sensors off.
+    @Test func presenceKeysTakeKernelKeyAndSwitchNames() throws {
+        let defaults = try loadSettings(configPath: nil, flags: [])
+        #expect(presenceInputs(named: defaults.input.presenceKeys) == PresenceInputs(keys: [143], switches: [0x0b]))
+        let path = try configFile("presence_keys = [\"KEY_F13\", \"SW_FRONT_PROXIMITY\", \"BTN_0\"]\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let settings = try loadSettings(configPath: path, flags: [])
+        #expect(presenceInputs(named: settings.input.presenceKeys) == PresenceInputs(keys: [183, 0x100], switches: [0x0b]))
+        let none = try configFile("presence_keys = \"none\"\n")
+        defer { try? FileManager.default.removeItem(atPath: none) }
+        #expect(try loadSettings(configPath: none, flags: []).input.presenceKeys.isEmpty)
+        let unknown = try configFile("images = \"/srv\"\npresence_keys = [\"SW_PIR\"]\n")
+        defer { try? FileManager.default.removeItem(atPath: unknown) }
+        let error = expectError(ConfigFile.Error.self) { try loadSettings(configPath: unknown, flags: []) }
+        #expect(error?.description == "\(unknown): line 2: invalid presence_keys \"SW_PIR\": the kernel has no key or switch named SW_PIR; use the names evtest shows, e.g. KEY_WAKEUP or SW_FRONT_PROXIMITY")
+        let axis = try configFile("presence_keys = [\"ABS_X\"]\n")
+        defer { try? FileManager.default.removeItem(atPath: axis) }
+        let axisError = expectError(ConfigFile.Error.self) { try loadSettings(configPath: axis, flags: []) }
+        #expect(axisError?.description.contains("a presence input is a key (KEY_... or BTN_...) or a switch (SW_...)") == true, "\(String(describing: axisError))")
     }
 
     @Test func inputDevicesAndCalibrationTakeTOMLLists() throws {

@@ -301,6 +301,43 @@ struct VMDisplayTests {
         #expect(try String(contentsOfFile: results("virtio-gpu/control-socket"), encoding: .utf8) == "removed\n")
     }
 
+    /// Presence on a real kernel (issue 36): idle_off turns the display off
+    /// (nothing scanned out); a uinput device with KEY_WAKEUP alone, as a
+    /// PIR on gpio-keys is, wakes it with the snapshot's picture, and keeps
+    /// it on past idle_off while its key is down; then idle turns it off again.
+    @Test func aMotionSensorWakesADisplayThatIdledOff() throws {
+        let log = try String(contentsOfFile: results("virtio-gpu/presence.log"), encoding: .utf8)
+        #expect(log.contains("(kioskd test motion sensor): presence\n"), "\(log)")
+        let lines = log.split(separator: "\n").filter { $0.contains("display o") }.map { String($0.split(separator: ": ", maxSplits: 1).last ?? "") }
+        #expect(Array(lines.prefix(3)) == [
+            "display off (idle_off: nobody there for 3s): no drawing, decoding or slides until it is on",
+            "display on (someone is there)",
+            "display off (idle_off: nobody there for 3s): no drawing, decoding or slides until it is on",
+        ], "\(log)")
+        // The scanout off: QEMU's virtio-gpu shows black with its own grey
+        // line "Display output is not active.", none of the show's pixels.
+        for dark in ["presence-idle", "presence-idle-again"] {
+            let screen = try readScreendump(results("virtio-gpu/\(dark).ppm"))
+            let lit = screen.pixels.map { $0 & 0xFF_FFFF }.filter { $0 != 0 }
+            #expect(lit.allSatisfy { $0 == 0xAA_AAAA } && lit.count < screen.pixels.count / 100, "\(dark): the scanout is off")
+        }
+        let held = try readScreendump(results("virtio-gpu/presence-held.ppm"))
+        expectSamePixels(held, try snapshot(size: held.size, position: 0))
+        #expect(try exitOf("virtio-gpu/presence.exit").status == 0)
+    }
+
+    /// Software dimming on a real kernel (issue 36): `brightness = 40` on a
+    /// screen with no backlight scans out every pixel at 40% of the
+    /// snapshot's, each channel rounded.
+    @Test func brightness40DimsEveryPixelOfARealScreen() throws {
+        let screen = try readScreendump(results("virtio-gpu/dim-40.ppm"))
+        let dimmed = try snapshot(size: screen.size, position: 0).pixels.map { pixel in
+            [16, 8, 0].map { shift in UInt32(((Int(pixel >> UInt32(shift)) & 0xFF) * 40 + 50) / 100) << UInt32(shift) }.reduce(0, |)
+        }
+        #expect(screen.pixels.map { $0 & 0xFF_FFFF } == dimmed)
+        #expect(try exitOf("virtio-gpu/dim.exit").status == 0)
+    }
+
     /// Touch and keys on a real kernel: uinput devices (a multitouch
     /// touchscreen, a keyboard), each plugged in for one gesture and
     /// removed, drive the strip on virtio-gpu; every screendump equals the

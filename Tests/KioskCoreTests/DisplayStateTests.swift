@@ -31,6 +31,11 @@ import Testing
         machine.presence(wall: wall(hours), now: seconds(hours), utcOffset: utc)
     }
 
+    /// A sensor says someone is there (`held`) or, now, nobody, at `hours`.
+    private func sensed(_ machine: inout DisplayStateMachine, _ held: Bool, _ hours: Double) -> Bool {
+        machine.presence(held: held, wall: wall(hours), now: seconds(hours), utcOffset: utc)
+    }
+
     @Test func idleTurnsItOffAndPresenceOnAgain() throws {
         var m = try machine()
         #expect(state(&m, 8) == .on)
@@ -108,5 +113,57 @@ import Testing
         #expect(state(&m, 8) == .on && state(&m, 1000) == .on)
         #expect(m.nextChange(wall: wall(8), now: 8 * 3600, utcOffset: utc) == (nil, nil))
         #expect(DisplayState.allCases.map(\.rawValue) == ["on", "off_by_schedule", "off_by_idle", "off_by_command"])
+    }
+
+    /// A sensor that keeps saying someone is there (a PIR held high, a
+    /// proximity switch on) keeps the display on however long; its release
+    /// is the last presence.
+    @Test func aHeldSensorHoldsIdlenessOffUntilItLetsGo() throws {
+        var m = try machine()
+        #expect(!sensed(&m, true, 8.1))
+        #expect(m.nextChange(wall: wall(8.1), now: seconds(8.1), utcOffset: utc).monotonic == nil, "nothing to time while held")
+        #expect(state(&m, 12) == .on, "held for hours: still on")
+        _ = sensed(&m, false, 12)
+        #expect(m.nextChange(wall: wall(12), now: seconds(12), utcOffset: utc).monotonic == seconds(12) + 600)
+        #expect(state(&m, 12 + 9.0 / 60) == .on && state(&m, 12 + 10.0 / 60) == .offByIdle)
+        #expect(sensed(&m, true, 13), "a sensor wakes it")
+    }
+
+    /// A sensor held where it may not wake the display holds nothing:
+    /// `wake_on_presence = false` after idling off, and the off-hours.
+    @Test func aHeldSensorThatMayNotWakeTheDisplayHoldsNothing() throws {
+        var m = try machine(waking: .never)
+        #expect(state(&m, 8 + 10.0 / 60) == .offByIdle)
+        #expect(!sensed(&m, true, 9))
+        #expect(state(&m, 9) == .offByIdle && !m.presenceHeld)
+        var night = try machine(at: 20)
+        #expect(!sensed(&night, true, 20) && state(&night, 20) == .offBySchedule)
+        // wake_on_presence = "always": on in the off-hours while held, and for idle_off after.
+        var always = try machine(waking: .always, at: 20)
+        #expect(sensed(&always, true, 20))
+        #expect(state(&always, 22) == .on)
+        _ = sensed(&always, false, 22)
+        #expect(state(&always, 22 + 9.0 / 60) == .on && state(&always, 22 + 10.0 / 60) == .offBySchedule)
+    }
+}
+
+/// Presence sensors across devices (``PresenceSensors``), and which events are theirs.
+@Suite struct PresenceSensorsTests {
+    private func key(_ code: UInt16, _ value: Int32) -> InputEvent { InputEvent(type: InputCode.key, code: code, value: value, time: 0) }
+
+    @Test func anySensorHeldHoldsAndAnUnpluggedOneLetsGo() {
+        let inputs = PresenceInputs(keys: [143], switches: [0x0b])
+        #expect(inputs.contains(key(143, 1)) && !inputs.contains(key(30, 1)))
+        #expect(inputs.contains(InputEvent(type: PresenceInputs.switchType, code: 0x0b, value: 1, time: 0)))
+        #expect(!inputs.contains(InputEvent(type: 3, code: 0x0b, value: 1, time: 0)), "an axis with the switch's number is no switch")
+        var sensors = PresenceSensors()
+        sensors.take(key(143, 1), from: "hall")
+        sensors.take(key(143, 2), from: "hall")  // autorepeat: still down
+        sensors.take(InputEvent(type: PresenceInputs.switchType, code: 0x0b, value: 1, time: 0), from: "door")
+        sensors.take(key(143, 0), from: "hall")
+        #expect(sensors.isHeld, "the door's switch still says someone is near")
+        let hallHeld = sensors.forget(device: "hall"), doorHeld = sensors.forget(device: "door")
+        #expect(!hallHeld, "the hall's PIR held nothing any more")
+        #expect(doorHeld && !sensors.isHeld)
     }
 }

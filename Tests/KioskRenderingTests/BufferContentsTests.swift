@@ -60,4 +60,27 @@ import Testing
         }
         #expect(colour(buffer, 5, 10) == grey)
     }
+
+    /// Software dimming (`brightness` 40, no backlight): every pixel is 40%
+    /// of the undimmed frame's, each channel rounded; in every rotation, and
+    /// in a reused buffer that held an undimmed frame (drawn whole again).
+    @Test func aDimmedFrameIsEachChannelScaledAndRedrawnWhole() {
+        let pictures = [RasterImage(size: PixelSize(width: 200, height: 100), filledWith: RGBColor(red: 255, green: 128, blue: 3)),
+                        RasterImage(size: PixelSize(width: 150, height: 150), filledWith: green)]
+        for rotation in Rotation.allCases {
+            let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey), rotation: rotation)
+            var full = RasterImage(size: renderer.panel, filledWith: .black), reused = full
+            var contents = BufferContents()
+            full.withSurface { renderer.draw(into: $0, position: 0.4, playlist: CircularIndex(count: 2)) { pictures[$0] } }
+            reused.withSurface { surface in
+                renderer.draw(into: surface, position: 0.4, playlist: CircularIndex(count: 2), contents: &contents) { pictures[$0] }
+                renderer.draw(into: surface, position: 0.4, playlist: CircularIndex(count: 2), brightness: 40, contents: &contents) { pictures[$0] }
+            }
+            let expected = full.pixels.map { pixel in
+                [16, 8, 0].map { shift in UInt32(((Int(pixel >> UInt32(shift)) & 0xFF) * 40 + 50) / 100) << UInt32(shift) }.reduce(0, |)
+            }
+            #expect(reused.pixels.map { $0 & 0xFF_FFFF } == expected, "rotation \(rotation)")
+            #expect(RGBColor(xrgb: reused.pixels[0]) != RGBColor(xrgb: full.pixels[0]), "dimmed where it was the background too")
+        }
+    }
 }

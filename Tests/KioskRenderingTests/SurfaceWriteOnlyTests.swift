@@ -30,18 +30,19 @@ import Testing
             let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey), rotation: rotation)
             var noisy = noise(renderer.panel, seed: 99), zeroed = RasterImage(size: renderer.panel, filledWith: .black)
             var contents = (BufferContents(), BufferContents())
-            for position in [0, 0.3, 0.3, 1.7, -0.4, 2] {
+            // Dimmed in software too (brightness below 100).
+            for (position, brightness) in [(0.0, 100), (0.3, 40), (0.3, 40), (1.7, 100), (-0.4, 25), (2, 25)] {
                 noisy.withSurface { surface in
-                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.0) {
+                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), brightness: brightness, contents: &contents.0) {
                         pictures[$0]
                     }
                 }
                 zeroed.withSurface { surface in
-                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), contents: &contents.1) {
+                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), brightness: brightness, contents: &contents.1) {
                         pictures[$0]
                     }
                 }
-                #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), position \(position)")
+                #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), position \(position), brightness \(brightness)")
             }
             // A change's cells, one of them scaled (drawn by nearest neighbour).
             let cells = [

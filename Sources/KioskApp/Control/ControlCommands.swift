@@ -134,6 +134,8 @@ final class ControlCommands {
         status.files = show.centred.files.map(Playlist.fileName(of:))
         status.displayPower = power?.requested ?? "on"
         status.displayState = power?.state ?? .on
+        status.brightness = power?.brightness ?? 100
+        status.dimmer = power?.dimmerName ?? "software"
         status.panel = show.panel
         status.zoom = show.zoom
         status.order = show.strip.order

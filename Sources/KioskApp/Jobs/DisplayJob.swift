@@ -214,8 +214,8 @@ public struct DisplayJob {
         let cec = cecAdapter(for: display.keeper.output)
         let power = try DisplayPowerSource(
             keeper: PowerKeeper(
-                schedule: settings.power.schedule, idleOff: settings.power.idleOff, waking: settings.power.wakeOnPresence,
-                controller: controller, tv: cec, log: log,
+                schedule: settings.power.schedule, brightness: settings.power.brightness, idleOff: settings.power.idleOff,
+                waking: settings.power.wakeOnPresence, controller: controller, tv: cec, dimmer: dimmer(for: display), log: log,
                 wallClock: WallClockTimer.now, utcOffset: localUTCOffset),
             cec: cec)
         // A new display: the old one gives the console back first, and its card is used again.
@@ -270,6 +270,16 @@ public struct DisplayJob {
         }
         log("resuming on picture \(item): \(Playlist.fileName(of: path))")
         return item
+    }
+
+    /// Where brightness goes: the backlight of a built-in panel, if this
+    /// process may set it; else the picture, dimmed in software (said once
+    /// when a built-in panel's backlight cannot be used). Chosen for the
+    /// connector the show starts on.
+    private func dimmer(for display: OpenedDisplay) -> Dimmer {
+        let choice = Dimmer.choose(connector: display.keeper.output?.connectorName)
+        if let note = choice.note { log(.info("brightness: \(note)")) }
+        return choice.dimmer
     }
 
     /// The HDMI-CEC adapter for the display: `cec` names one, or (`auto`)

@@ -58,6 +58,13 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
         guard let configPath, let line = explained.fromFile["keys"] else { throw error }
         throw ConfigFile.Error(path: configPath, message: "line \(line): \(error.description)")
     }
+    for name in explained.settings.input.presenceKeys where keyOrSwitchCode(named: name) == nil {
+        let error = SettingError(
+            setting: "presence_keys", value: name,
+            reason: "the kernel has no key or switch named \(name); use the names evtest shows, e.g. KEY_WAKEUP or SW_FRONT_PROXIMITY")
+        guard let configPath, let line = explained.fromFile["presence_keys"] else { throw error }
+        throw ConfigFile.Error(path: configPath, message: "line \(line): \(error.description)")
+    }
     return explained
 }
 

@@ -25,6 +25,12 @@ final class RunningShow {
     private var settledTarget: Int
     /// ``ShowEvent/ready`` was told for this screen.
     var announced = false
+    /// How bright frames are drawn (software dimming, where the panel has
+    /// no backlight to turn down): 100 is as composed. Screenshots are not
+    /// dimmed: they show the show, not the panel.
+    var softwareBrightness = 100 {
+        didSet { if softwareBrightness != oldValue { pacer.frameNeeded = true } }
+    }
     // The parts; internal for the show's other file (RunningShow+Changes.swift) alone.
     let pacer: FramePacer
     let zoom: ShowZoom
@@ -261,7 +267,7 @@ final class RunningShow {
     private func draw(at position: Double, moving: Bool, now: Double, lateBy lateness: Double) {
         let sharpBefore = zoom.showsSharp
         let presented = pacer.present(at: now, lateBy: lateness) { surface, contents, shownAt in
-            render(into: surface, contents: &contents, position: position, shownAt: shownAt)
+            render(into: surface, contents: &contents, position: position, shownAt: shownAt, brightness: softwareBrightness)
         }
         guard let shownAt = presented else { return }
         let animating = strip.change != nil
@@ -282,19 +288,21 @@ final class RunningShow {
 
     /// Composes the strip at `position` as it is at `shownAt` (a change's
     /// animation, the zoom, the animations' frames) into `surface`.
-    private func render(into surface: PixelSurface, contents: inout BufferContents, position: Double, shownAt: Double) {
+    private func render(into surface: PixelSurface, contents: inout BufferContents, position: Double, shownAt: Double, brightness: Int = 100) {
         let renderer = layout.renderer
         zoom.makeFrame(at: shownAt, fitted: { strip.decoded.picture($0) }, window: layout.geometry.slotSize, background: renderer.compositor.background)
         defer { zoom.frameComposed() }
         if let change = strip.change {
-            renderer.draw(into: surface, cells: change.motion.cells(at: position, time: shownAt), contents: &contents) { content in
+            renderer.draw(into: surface, cells: change.motion.cells(at: position, time: shownAt), brightness: brightness, contents: &contents) { content in
                 switch content {
                 case .item(let item): strip.shownPicture(item, zoomed: zoom.frame)
                 case .ghost(let ghost): change.ghosts[ghost]
                 }
             }
         } else {
-            renderer.draw(into: surface, position: position, playlist: strip.decoded.index, contents: &contents) { strip.shownPicture($0, zoomed: zoom.frame) }
+            renderer.draw(into: surface, position: position, playlist: strip.decoded.index, brightness: brightness, contents: &contents) {
+                strip.shownPicture($0, zoomed: zoom.frame)
+            }
         }
     }
 

@@ -51,6 +51,17 @@ final class ShowController {
         }
     }
 
+    /// Frames from now on dimmed to `percent` in software (no backlight to turn down).
+    func dim(to percent: Int) {
+        show.softwareBrightness = percent
+    }
+
+    /// A motion sensor or proximity switch changed: someone is there while
+    /// `held`. Only the display hears it: it does not hold the slides.
+    func sensed(presenceHeld held: Bool) {
+        publish(.presenceSensed(held: held))
+    }
+
     /// The picture folder changed.
     func folderChanged(_ news: [FolderNews]) {
         commandsPerformed += 1

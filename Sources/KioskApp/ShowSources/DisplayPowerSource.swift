@@ -11,6 +11,10 @@ protocol DisplayPowerControl: AnyObject {
     var state: DisplayState { get }
     /// `kioskctl display on|off|auto`: obeyed at once.
     func request(_ request: PowerRequest)
+    /// The brightness set now (0 to 100; `status`'s `brightness`).
+    var brightness: Int { get }
+    /// How: `software`, or `backlight:<name>` (`status`'s `dimmer`).
+    var dimmerName: String { get }
 }
 
 /// A TV's side of the display's power: ``CECAdapter``, or a test's.
@@ -41,23 +45,37 @@ final class PowerKeeper: DisplayPowerControl {
     /// When ``check()`` is due next for the schedule, and for `idle_off`.
     private(set) var nextCheck: Int64?
     private(set) var nextIdleCheck: Double?
+    /// Where the brightness goes, and the level it was last given (nil: none yet).
+    let dimmer: Dimmer
+    private(set) var brightnessSet: Int?
 
     init(
-        schedule: DisplaySchedule?, idleOff: Double? = nil, waking: PresenceWaking = .inHours, controller: ShowController,
-        tv: (any TVLink)?, log: @escaping (LogLine) -> Void, wallClock: @escaping () -> Int64, utcOffset: @escaping (Int64) -> Int
+        schedule: DisplaySchedule?, brightness: Brightness = .full, idleOff: Double? = nil, waking: PresenceWaking = .inHours,
+        controller: ShowController, tv: (any TVLink)?, dimmer: Dimmer = .software, log: @escaping (LogLine) -> Void,
+        wallClock: @escaping () -> Int64, utcOffset: @escaping (Int64) -> Int
     ) {
-        machine = DisplayStateMachine(power: DisplayPower(schedule: schedule), idleOff: idleOff, waking: waking, now: controller.clock())
+        machine = DisplayStateMachine(
+            power: DisplayPower(schedule: schedule, brightness: brightness), idleOff: idleOff, waking: waking, now: controller.clock())
+        self.dimmer = dimmer
         self.controller = controller
         self.tv = tv
         self.log = log
         self.wallClock = wallClock
         self.utcOffset = utcOffset
         controller.subscribe { [unowned self] event in
-            if event == .presence { presence() }
+            switch event {
+            case .presence: presence()
+            case .presenceSensed(let held): presence(held: held)
+            default: break
+            }
         }
     }
 
     var requested: String { machine.power.requested }
+
+    var brightness: Int { machine.power.brightness.percent(at: wallClock(), utcOffset: utcOffset) }
+
+    var dimmerName: String { dimmer.name }
 
     var state: DisplayState { machine.state(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset) }
 
@@ -68,16 +86,22 @@ final class PowerKeeper: DisplayPowerControl {
 
     /// A reload brought other power settings (the schedule, `idle_off`, `wake_on_presence`).
     func use(_ settings: PowerSettings) {
-        guard settings.schedule != machine.power.schedule || settings.idleOff != machine.idleOff || settings.wakeOnPresence != machine.waking else { return }
+        guard settings.schedule != machine.power.schedule || settings.idleOff != machine.idleOff || settings.wakeOnPresence != machine.waking
+            || settings.brightness != machine.power.brightness else { return }
         machine.power.schedule = settings.schedule
+        machine.power.brightness = settings.brightness
         machine.idleOff = settings.idleOff
         machine.waking = settings.wakeOnPresence
         check()
     }
 
-    /// Someone is at the kiosk: it may wake the display, and it puts idleness back.
-    private func presence() {
-        if machine.presence(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset) {
+    /// Someone is at the kiosk: it may wake the display, and it puts idleness
+    /// back; a sensor's (`held` not nil) holds idleness off while it says so.
+    private func presence(held: Bool? = nil) {
+        let wall = wallClock(), now = controller.clock()
+        let woke = held.map { machine.presence(held: $0, wall: wall, now: now, utcOffset: utcOffset) }
+            ?? machine.presence(wall: wall, now: now, utcOffset: utcOffset)
+        if woke {
             check(why: "someone is there")
         } else {
             armIdle()
@@ -106,10 +130,23 @@ final class PowerKeeper: DisplayPowerControl {
             controller.sleep(why: reason)
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         }
+        setBrightness(machine.power.brightness.percent(at: now, utcOffset: utcOffset))
         let next = machine.nextChange(wall: now, now: controller.clock(), utcOffset: utcOffset)
         nextCheck = next.wall
         rearm(nextCheck)
         rearm(idle: next.monotonic)
+    }
+
+    /// Gives the dimmer a new level (only a change: a check runs often).
+    private func setBrightness(_ percent: Int) {
+        if case .backlight(let writer) = dimmer, let failure = writer.takeFailure() { log(.warning("brightness: \(failure)")) }
+        guard percent != brightnessSet else { return }
+        if brightnessSet != nil { log("brightness \(percent)% (\(dimmer.name))") }
+        brightnessSet = percent
+        switch dimmer {
+        case .software: controller.dim(to: percent)
+        case .backlight(let writer): writer.set(percent: percent)
+        }
     }
 
     /// Why the display is as it is, for the log.

@@ -53,6 +53,9 @@ final class InputDeviceSet {
 
     private let settings: InputSettings
     private let keyMap: KeyMap
+    /// The keys and switches that say someone is there, and which of them do now.
+    private let presence: PresenceInputs
+    private var sensors = PresenceSensors()
     private var rotation: Rotation
     private let log: (LogLine) -> Void
     private let loop: EventLoop
@@ -73,6 +76,7 @@ final class InputDeviceSet {
         self.opener = opener
         self.settings = settings
         self.keyMap = keyMap
+        presence = presenceInputs(named: settings.presenceKeys)
         self.rotation = rotation
         self.log = log
         self.loop = loop
@@ -93,7 +97,7 @@ final class InputDeviceSet {
         scan()
         let watching = settings.devices == nil ? Self.folder : "for the configured devices"
         log(devices.isEmpty
-            ? "input: no touchscreen or keyboard with the show's keys yet; watching \(watching)"
+            ? "input: no touchscreen, keyboard with the show's keys or motion sensor yet; watching \(watching)"
             : "input: \(devices.count) device(s); watching \(watching)")
     }
 
@@ -144,14 +148,16 @@ final class InputDeviceSet {
     private func adopt(_ device: any InputDevice, explicit: Bool) {
         let path = device.path
         device.libraryMessages = { [unowned self] line in note(path + " libevdev", "input: \(path): libevdev: \(line) (said at most once a minute)") }
-        let capabilities = device.capabilities(keyMap: keyMap)
+        let capabilities = device.capabilities(keyMap: keyMap, presence: presence)
         let roles = InputRoles(capabilities, keyMap: keyMap)
         guard !roles.isEmpty else {
-            if explicit { note(path, "input: \(path) (\(device.name)) is neither a touchscreen nor a keyboard with the show's keys; not used") }
+            if explicit {
+                note(path, "input: \(path) (\(device.name)) is neither a touchscreen, nor a keyboard with the show's keys, nor a presence_keys sensor; not used")
+            }
             return
         }
         var touch: (decoder: TouchEventDecoder, thresholds: SwipeThresholds)?
-        var uses = roles.contains(.keys) ? ["keys"] : []
+        var uses = (roles.contains(.keys) ? ["keys"] : []) + (roles.contains(.presence) ? ["presence"] : [])
         if roles.contains(.touch) {
             if let mapping = touchMapping(for: device, capabilities) {
                 let scale = mapping.scale(screenMillimetres: screenMillimetresAlongStrip)
@@ -181,6 +187,7 @@ final class InputDeviceSet {
         }
         devices[path] = input
         log("input: \(path) (\(device.name)): \(uses.joined(separator: " and "))")
+        if !capabilities.presenceDown.isEmpty { sense(capabilities.presenceDown, from: path) }
     }
 
     /// The screen's physical width along the strip, from the connector, if it says.
@@ -230,6 +237,7 @@ final class InputDeviceSet {
             devices[path] = nil
             forget(input)
             if input.isTouching { controller.perform(.touch(.cancelled)) }
+            if sensors.forget(device: path) { controller.sensed(presenceHeld: sensors.isHeld) }
         }
     }
 
@@ -238,6 +246,8 @@ final class InputDeviceSet {
         forget(input)
         // A finger on a device that went away lets go of the strip.
         if input.isTouching { controller.perform(.touch(.cancelled)) }
+        // A sensor that went away holds nobody there.
+        if sensors.forget(device: path) { controller.sensed(presenceHeld: sensors.isHeld) }
         log(.info("input: \(path) removed"))
         // Plugged back in already (a by-id link now pointing at a new node)?
         if watch != nil { scan() }
@@ -248,8 +258,24 @@ final class InputDeviceSet {
     private func deviceEvents(_ path: String, _ events: EventSet) {
         guard let input = devices[path] else { return }
         let batch = input.device.read(limit: Self.eventsPerWakeUp)
+        if input.roles.contains(.presence) {
+            let sensed = batch.items.flatMap { item in
+                switch item {
+                case .event(let event): [event]
+                case .resync(let state): state
+                }
+            }.filter(presence.contains)
+            if !sensed.isEmpty { sense(sensed, from: path) }
+        }
         input.take(batch, controller: controller)
         if batch.gone || events.contains(.hangUp) || events.contains(.error) { close(path) }
+    }
+
+    /// Presence keys and switches changed on `path`: the display hears
+    /// whether anyone is there now (once per read: a PIR's burst is one).
+    private func sense(_ events: [InputEvent], from path: String) {
+        for event in events { sensors.take(event, from: path) }
+        controller.sensed(presenceHeld: sensors.isHeld)
     }
 
     /// Takes `input` off the run loop: its descriptor and its tap's deadline.

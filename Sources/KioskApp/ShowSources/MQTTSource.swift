@@ -240,7 +240,7 @@ final class MQTTSource: ShowSource {
             beat?.stop()
             link?.stop()
             return
-        case .presence:
+        case .presence, .presenceSensed:
             return  // nothing in the state changes
         case .settingsApplied:
             useSettings()

@@ -44,6 +44,9 @@ public struct ControlStatus: Equatable, Sendable {
     public var displayState = DisplayState.on
     /// What the panel is doing: `active`, `off`, `disconnected` or `other_session`.
     public var panel = PanelState.active
+    /// How bright (0 to 100), and how: `software` or `backlight:<name>`.
+    public var brightness = 100
+    public var dimmer = "software"
     /// When the centred photo was taken, by its own clock (EXIF), if it says.
     public var taken: Int64?
     /// The centred picture's own size, once it has been decoded.
@@ -93,6 +96,8 @@ public struct ControlStatus: Equatable, Sendable {
             "display_power": .string(displayPower),
             "display_state": .string(displayState.rawValue),
             "panel": .string(panel.rawValue),
+            "brightness": .int(brightness),
+            "dimmer": .string(dimmer),
             "zoom": .double(zoom?.scale ?? 1),
             "focus": zoom.map { .array([.double($0.focusX), .double($0.focusY)]) } ?? .null,
             "zoom_sharp": .bool(zoom?.sharp ?? false),
@@ -151,7 +156,7 @@ extension ShowEvent {
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged, .presence:
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged, .presence, .presenceSensed:
             return nil
         }
     }

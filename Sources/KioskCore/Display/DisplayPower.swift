@@ -22,8 +22,13 @@ public enum PanelState: String, Sendable, Hashable {
 public struct DisplayPower: Sendable, Hashable {
     public var request: PowerRequest = .auto
     public var schedule: DisplaySchedule?
+    /// Its levels through the day; its `off` hours are off-hours too.
+    public var brightness: Brightness
 
-    public init(schedule: DisplaySchedule?) { self.schedule = schedule }
+    public init(schedule: DisplaySchedule?, brightness: Brightness = .full) {
+        self.schedule = schedule
+        self.brightness = brightness
+    }
 
     /// What `status` says was asked (`display_power`): `on`, `off`, or
     /// `schedule` while a schedule decides.
@@ -31,8 +36,14 @@ public struct DisplayPower: Sendable, Hashable {
         switch request {
         case .on: return "on"
         case .off: return "off"
-        case .auto: return schedule == nil ? "on" : "schedule"
+        case .auto: return schedule == nil && brightness.offHours == nil && !brightness.alwaysOff ? "on" : "schedule"
         }
+    }
+
+    /// True inside the schedule's hours (always, without one) and outside
+    /// the brightness's `off` hours.
+    public func inHours(at utc: Int64, utcOffset: (Int64) -> Int) -> Bool {
+        (schedule?.isOn(at: utc, utcOffset: utcOffset) ?? true) && brightness.level(at: utc, utcOffset: utcOffset) != .off
     }
 
     /// True when the display should be on at `utc` (Unix seconds).
@@ -40,13 +51,15 @@ public struct DisplayPower: Sendable, Hashable {
         switch request {
         case .on: return true
         case .off: return false
-        case .auto: return schedule?.isOn(at: utc, utcOffset: utcOffset) ?? true
+        case .auto: return inHours(at: utc, utcOffset: utcOffset)
         }
     }
 
-    /// When to look again: the schedule's next change while it decides; nil otherwise.
+    /// When to look again: the schedule's or the brightness's next change
+    /// (a new level is set then too, whatever was asked); nil for none.
     public func nextChange(after utc: Int64, utcOffset: (Int64) -> Int) -> Int64? {
-        guard request == .auto, let schedule else { return nil }
-        return schedule.nextChange(after: utc, utcOffset: utcOffset)?.at
+        let levels = brightness.nextChange(after: utc, utcOffset: utcOffset)
+        guard request == .auto, let schedule else { return levels }
+        return [schedule.nextChange(after: utc, utcOffset: utcOffset)?.at, levels].compactMap { $0 }.min()
     }
 }

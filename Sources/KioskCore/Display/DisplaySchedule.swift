@@ -219,11 +219,11 @@ private func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
 }
 
 extension Character {
-    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
 extension Substring {
-    fileprivate var trimmingSpaces: Substring {
+    var trimmingSpaces: Substring {
         var text = self
         while text.first == " " || text.first == "\t" { text.removeFirst() }
         while text.last == " " || text.last == "\t" { text.removeLast() }

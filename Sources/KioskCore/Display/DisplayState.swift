@@ -51,6 +51,9 @@ public struct DisplayStateMachine: Sendable, Hashable {
     public private(set) var lastPresence: Double
     /// Presence turned the display on in the off-hours (`always`).
     public private(set) var awakeOutOfHours = false
+    /// A motion sensor or proximity switch says someone is there now: no
+    /// idleness runs until it says nobody (its last word counts as presence).
+    public private(set) var presenceHeld = false
     /// Whether the schedule said on when last asked, to see its edges.
     private var scheduleWasOn: Bool?
 
@@ -88,6 +91,17 @@ public struct DisplayStateMachine: Sendable, Hashable {
         return state(wall: wall, now: now, utcOffset: utcOffset)
     }
 
+    /// The sensors say someone is there (`held`) or, now, nobody. Both
+    /// count as presence, a moment's; while held, idleness waits. Returns
+    /// true when that turns the display on.
+    @discardableResult
+    public mutating func presence(held: Bool, wall: Int64, now: Double, utcOffset: (Int64) -> Int) -> Bool {
+        let woke = presence(wall: wall, now: now, utcOffset: utcOffset)
+        // Held only where that presence counted: not behind `display off` or a schedule it may not wake.
+        presenceHeld = held && lastPresence == now
+        return woke
+    }
+
     /// The operator's `display on|off|auto`; `auto` counts as presence.
     public mutating func request(_ request: PowerRequest, now: Double) {
         power.request = request
@@ -98,7 +112,7 @@ public struct DisplayStateMachine: Sendable, Hashable {
     /// Notes the schedule's edges: its morning counts as presence and ends
     /// an out-of-hours wake (the hours themselves keep it on now).
     private mutating func noticeScheduleEdge(wall: Int64, now: Double, utcOffset: (Int64) -> Int) {
-        let on = power.schedule?.isOn(at: wall, utcOffset: utcOffset) ?? true
+        let on = power.inHours(at: wall, utcOffset: utcOffset)
         defer { scheduleWasOn = on }
         guard let was = scheduleWasOn, was != on else { return }
         if on {
@@ -114,12 +128,12 @@ public struct DisplayStateMachine: Sendable, Hashable {
         case .on: return .on
         case .auto: break
         }
-        let inHours = power.schedule?.isOn(at: wall, utcOffset: utcOffset) ?? true
+        let inHours = power.inHours(at: wall, utcOffset: utcOffset)
         if !inHours {
-            guard awakeOutOfHours, now - lastPresence < idleOff ?? Self.outOfHoursStay else { return .offBySchedule }
+            guard awakeOutOfHours, presenceHeld || now - lastPresence < idleOff ?? Self.outOfHoursStay else { return .offBySchedule }
             return .on
         }
-        if let idleOff, now - lastPresence >= idleOff { return .offByIdle }
+        if let idleOff, !presenceHeld, now - lastPresence >= idleOff { return .offByIdle }
         return .on
     }
 
@@ -129,9 +143,9 @@ public struct DisplayStateMachine: Sendable, Hashable {
     public func nextChange(wall: Int64, now: Double, utcOffset: (Int64) -> Int) -> (wall: Int64?, monotonic: Double?) {
         let schedule = power.nextChange(after: wall, utcOffset: utcOffset)
         guard power.request == .auto, state(wall: wall, now: now, utcOffset: utcOffset) == .on else { return (schedule, nil) }
-        let inHours = power.schedule?.isOn(at: wall, utcOffset: utcOffset) ?? true
+        let inHours = power.inHours(at: wall, utcOffset: utcOffset)
         let stay = inHours ? idleOff : (idleOff ?? Self.outOfHoursStay)
-        return (schedule, stay.map { lastPresence + $0 })
+        return (schedule, presenceHeld ? nil : stay.map { lastPresence + $0 })
     }
 }
 

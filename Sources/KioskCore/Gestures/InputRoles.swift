@@ -14,6 +14,10 @@ public struct InputCapabilities: Equatable, Sendable {
     public var hasRelativeMotion = false
     /// Which of the key codes asked about it has.
     public var keys: Set<UInt16> = []
+    /// It has one of the presence keys or switches asked about (``PresenceInputs``).
+    public var sensesPresence = false
+    /// Those of them down or on as it opens (someone is there already), as events.
+    public var presenceDown: [InputEvent] = []
 
     public init() {}
 }
@@ -28,18 +32,22 @@ public struct InputRoles: OptionSet, Sendable {
     public static let touch = InputRoles(rawValue: 1)
     /// Keys that move or pause the show.
     public static let keys = InputRoles(rawValue: 2)
+    /// A motion sensor or proximity switch: someone is there (``PresenceInputs``).
+    public static let presence = InputRoles(rawValue: 4)
 
     /// - Touch: a touchscreen (`INPUT_PROP_DIRECT`, or absolute X/Y with
     ///   `BTN_TOUCH`), or an absolute pointer with `BTN_LEFT` (tablets,
     ///   QEMU's usb-tablet, eGalax-style panels). Not a mouse (relative
     ///   motion) and not a touchpad (absolute, but neither direct nor a button).
     /// - Keys: any key `keyMap` maps (arrows, page keys, media and remote keys, Space).
+    /// - Presence: any of `presence_keys` (a PIR's `KEY_WAKEUP`, `SW_FRONT_PROXIMITY`).
     public init(_ device: InputCapabilities, keyMap: KeyMap) {
         var roles: InputRoles = []
         let touchscreen = device.hasAbsolutePosition && (device.isDirect || device.hasTouchButton) || device.isDirect && device.multitouchSlots != nil
         let absolutePointer = device.hasAbsolutePosition && device.hasLeftButton && !device.hasRelativeMotion
         if touchscreen || absolutePointer { roles.insert(.touch) }
         if !device.keys.isDisjoint(with: keyMap.codes) { roles.insert(.keys) }
+        if device.sensesPresence { roles.insert(.presence) }
         self = roles
     }
 }

@@ -144,6 +144,9 @@ public struct InputSettings: Hashable, Sendable {
     /// Keys on top of the defaults, by their kernel names (`KEY_F5 = "next"`);
     /// the daemon checks the names against libevdev's when it starts.
     public var keys: [String: KeyAction] = [:]
+    /// Keys and switches that say someone is there (``PresenceInputs``), by
+    /// their kernel names; the daemon checks them against libevdev's.
+    public var presenceKeys = PresenceInputs.defaultNames
     /// How far a pinch zooms the centred picture (`max_zoom`): 2 is twice
     /// its fitted size; never past the photo's own pixels one to one.
     public var maxZoom = 2.0
@@ -191,6 +194,8 @@ public struct PowerSettings: Hashable, Sendable {
     public var idleOff: Double? = nil
     /// Whether presence turns the display on (``PresenceWaking``).
     public var wakeOnPresence: PresenceWaking = .inHours
+    /// How bright, all day or by the time of day (``Brightness``).
+    public var brightness = Brightness.full
 
     public init() {}
 }

@@ -82,7 +82,7 @@ extension KioskSettings {
         // Touch and keys.
         SettingDescriptor(
             "input", \.input.devices, .inputDevices, flag: .none, valueName: "devices", reload: .restart,
-            help: "Devices to read: auto (every touchscreen and keyboard, as they come and go), none, or a list of /dev/input paths or /dev/input/by-id names."),
+            help: "Devices to read: auto (every touchscreen, keyboard and motion sensor, as they come and go), none, or a list of /dev/input paths or /dev/input/by-id names."),
         SettingDescriptor(
             "grab", \.input.grab, .boolean, flag: .none, valueName: "bool", reload: .restart,
             help: "Take the input devices for kioskd alone (EVIOCGRAB)."),
@@ -104,6 +104,9 @@ extension KioskSettings {
         SettingDescriptor(
             "keys", \.input.keys, .keyActions, flag: .none, valueName: "table", reload: .restart,
             help: "Keys on top of the defaults, by their kernel names: [keys] KEY_F5 = \"next\" (next, prev or pause)."),
+        SettingDescriptor(
+            "presence_keys", \.input.presenceKeys, .presenceKeys, flag: .none, valueName: "names", reload: .restart,
+            help: "Keys and switches that mean someone is there, by their kernel names: a PIR through gpio-keys (KEY_WAKEUP), a proximity switch (SW_FRONT_PROXIMITY); or none. They wake the display and keep it from idle_off, and do not hold the slides."),
         // The folder.
         SettingDescriptor(
             "recursive", \.folder.recursive, .boolean, flag: .show, valueName: "bool", reload: .newFolder,
@@ -124,6 +127,9 @@ extension KioskSettings {
         SettingDescriptor(
             "wake_on_presence", \.power.wakeOnPresence, .presenceWaking, flag: .show, valueName: "when", reload: .live,
             help: "Whether someone there switches the display on again: true (after idle_off, inside the schedule's hours), false (only the schedule and commands do), or \"always\" (at night too, for idle_off after the last presence)."),
+        SettingDescriptor(
+            "brightness", \.power.brightness, .brightness, flag: .show, valueName: "level", reload: .live,
+            help: "How bright: 0 to 100, or levels by the time of day, \"07:00 100%, 21:00 40%, 23:00 off\" (off: off-hours, as display_schedule's). Through the panel's backlight where it has one, else the picture is dimmed (which saves no power)."),
         SettingDescriptor(
             "cec", \.power.cec, .cec, flag: .show, valueName: "cec", reload: .restart,
             help: "HDMI-CEC for TVs: auto (the connector's adapter), off, or a device like /dev/cec0."),

@@ -90,6 +90,10 @@ public enum ShowEvent: Equatable, Sendable {
     /// Someone is at the kiosk: a touch, a key, a remote, a pinch (the
     /// display's power hears it: `idle_off`, `wake_on_presence`).
     case presence
+    /// A motion sensor or a proximity switch (`presence_keys`) changed:
+    /// someone is there while `held`, until they say nobody. Each change is
+    /// a moment of presence too. Heard by the display's power, not the show.
+    case presenceSensed(held: Bool)
     /// The show stopped: why (a signal's name, or nil when it was asked to)
     /// and what it had done.
     case stopped(reason: String?, statistics: ShowStatistics)
