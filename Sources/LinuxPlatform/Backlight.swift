@@ -8,11 +8,13 @@ import Glibc
 /// Pi touchscreen, DSI and eDP panels have one; an HDMI monitor does not.
 ///
 /// A process that is not root may write `brightness` only if the file is
-/// made writable for it, as brightnessctl's udev rule does for group
-/// `video`; logind's `SetBrightness` would need a logind session on the
-/// seat, which a system service has not. The shipped unit does not yet
-/// open `/sys` to the service (`ProtectKernelTunables=yes` keeps it read
-/// only): under it, kioskd finds the file not writable and dims in software.
+/// made writable for it: the udev rule kioskd installs
+/// (`90-kioskd-backlight.rules`) gives group `video` write access, as
+/// brightnessctl's does. logind's `SetBrightness` would need a logind
+/// session on the seat, which a system service has not. The service unit
+/// keeps `/sys` read-only (`ProtectKernelTunables=yes`) unless the operator
+/// enables the drop-in `kioskd-backlight.conf`; without it kioskd finds the
+/// file not writable and dims in software.
 public struct Backlight: Sendable, Equatable {
     /// Where the kernel lists them.
     public static let folder = "/sys/class/backlight"
@@ -28,7 +30,7 @@ public struct Backlight: Sendable, Equatable {
     /// `max_brightness` says nothing sensible.
     public init?(named name: String, in folder: String = Backlight.folder) {
         let path = folder + "/" + name
-        guard let text = Self.read(path + "/max_brightness"), let maximum = Int(text), maximum > 0 else { return nil }
+        guard let text = sysfsText(path + "/max_brightness"), let maximum = Int(text), maximum > 0 else { return nil }
         self.name = name
         self.path = path
         self.maximum = maximum
@@ -41,7 +43,7 @@ public struct Backlight: Sendable, Equatable {
         let names = ((try? directoryEntryNames(folder)) ?? []).map { String(decoding: $0, as: UTF8.self) }.filter { !$0.hasPrefix(".") }
         let rank = ["firmware": 0, "platform": 1, "raw": 2]
         return names.sorted().compactMap { Backlight(named: $0, in: folder) }
-            .map { ($0, rank[read($0.path + "/type") ?? ""] ?? 3) }
+            .map { ($0, rank[sysfsText($0.path + "/type") ?? ""] ?? 3) }
             .sorted { $0.1 < $1.1 }
             .map(\.0)
     }
@@ -58,7 +60,7 @@ public struct Backlight: Sendable, Equatable {
     }
 
     /// The raw value now.
-    public var current: Int? { Self.read(path + "/brightness").flatMap { Int($0) } }
+    public var current: Int? { sysfsText(path + "/brightness").flatMap { Int($0) } }
 
     /// Sets it to `percent`. A sysfs write: quick on most panels, but some
     /// backlights sit behind I2C or the firmware, so callers keep it off
@@ -71,26 +73,5 @@ public struct Backlight: Sendable, Equatable {
             Result { () throws(SystemCallError) in try file.write(from: bytes.baseAddress!, count: count) }
         }.get()
         guard written == count else { throw SystemCallError("write", errno: EIO, path: path + "/brightness") }
-    }
-
-    /// A small sysfs file's text, trimmed; nil when unreadable.
-    private static func read(_ path: String) -> String? {
-        guard let file = try? FileDescriptor(opening: path, flags: O_RDONLY | O_CLOEXEC) else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        guard let count = try? buffer.withUnsafeMutableBytes({ bytes in
-            Result { () throws(SystemCallError) in try file.read(into: bytes.baseAddress!, count: bytes.count) }
-        }).get() else {
-            return nil
-        }
-        return String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: " \n\t")
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text.removeFirst() }
-        while let last = text.last, set.contains(last) { text.removeLast() }
-        return String(text)
     }
 }

@@ -20,7 +20,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, PresenceWake.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -66,7 +66,7 @@ struct Figures: ParsableCommand {
         let heics = try showOf(try benchHEIC(in: folder), in: folder, named: "heics-20-v2")
         let avifs = try showOf(try benchAVIF(in: folder), in: folder, named: "avifs-20-v1")
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -277,6 +277,11 @@ func composeFigures(rounds: Int) {
     print("compose_ratio_vs_memcpy_4k \(format(big.compose)) x (\(format(big.composeMs)) ms against \(format(big.copyMs)) ms; every row \(format(big.everyRow)) x)")
     let turned = composeRatio(screen: PixelSize(width: 1080, height: 1920), rotation: .quarter, rounds: rounds)
     print("compose_ratio_rotated \(format(turned.compose)) x (\(format(turned.composeMs)) ms against \(format(turned.copyMs)) ms; every row \(format(turned.everyRow)) x)")
+    // Software dimming (brightness below 100, no backlight): the same frames, each row composed in ordinary memory and written dimmed.
+    let plain = composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds)
+    let dimmed = composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds, brightness: 40)
+    print("compose_dimmed_ratio_vs_plain \(format(dimmed.composeMs / plain.composeMs)) x (1080p at brightness 40: \(format(dimmed.composeMs)) ms "
+        + "against \(format(plain.composeMs)) ms undimmed, the same run)")
 }
 
 /// Medians of `rounds` frames early in a slide on `screen` (the strip's
@@ -285,7 +290,9 @@ func composeFigures(rounds: Int) {
 /// `p99`: the 99th percentile of the frames over the median `memcpy`, what
 /// `frame_time_p99_ratio` measures in a running show: here the same frame
 /// in a tight loop, nothing else running, which is this machine's own jitter.
-func composeRatio(screen: PixelSize, rotation: Rotation, rounds: Int) -> (compose: Double, everyRow: Double, composeMs: Double, copyMs: Double, p99: Double) {
+func composeRatio(
+    screen: PixelSize, rotation: Rotation, rounds: Int, brightness: Int = 100
+) -> (compose: Double, everyRow: Double, composeMs: Double, copyMs: Double, p99: Double) {
     let geometry = try! CarouselGeometry(screen: screen, settings: LayoutSettings())
     let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: .black), rotation: rotation)
     // 3:2 photos fitted to the slot (1344x896 at 1080p), letterboxed as most are.
@@ -304,7 +311,7 @@ func composeRatio(screen: PixelSize, rotation: Rotation, rounds: Int) -> (compos
         let back = round % 2
         compose.append(try! time {
             buffers[back].withSurface { surface in
-                renderer.draw(into: surface, position: position, playlist: playlist, contents: &contents[back]) { pictures[$0] }
+                renderer.draw(into: surface, position: position, playlist: playlist, brightness: brightness, contents: &contents[back]) { pictures[$0] }
             }
         })
         full.append(try! time {

@@ -59,3 +59,69 @@ import Testing
         #expect(none.dimmer.name == "software" && none.note?.contains("eDP-1 has no backlight") == true)
     }
 }
+
+/// The ambient light sensor (issue 36) on an IIO sysfs tree the test makes
+/// (no IIO light sensor here or in the VM): lux read as the kernel gives
+/// it, read only while the display is on, and dimming the display no
+/// brighter than `brightness`.
+@Suite struct LightSensorTests {
+    private func iio(_ files: [String: String]) throws -> String {
+        let folder = NSTemporaryDirectory() + "kioskd-iio-\(UUID().uuidString)"
+        for (file, text) in files {
+            let path = folder + "/" + file
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try (text + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        return folder
+    }
+
+    @Test func luxIsReadAsInputOrAsRawTimesScale() throws {
+        let folder = try iio([
+            "iio:device0/name": "bmp280", "iio:device0/in_temp_input": "21000",
+            "iio:device1/name": "tsl2591", "iio:device1/in_illuminance_input": "123.5",
+            "iio:device2/name": "bh1750", "iio:device2/in_illuminance_raw": "200", "iio:device2/in_illuminance_scale": "0.833333",
+        ])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(LightSensor.all(in: folder).map(\.name) == ["iio:device1", "iio:device2"], "a thermometer is no light sensor")
+        #expect(LightSensor(named: "iio:device1", in: folder)?.lux() == 123.5)
+        let raw = try #require(LightSensor(named: "iio:device2", in: folder))
+        #expect(raw.model == "bh1750" && abs((raw.lux() ?? 0) - 166.6666) < 0.001)
+        guard case .success(let auto) = AmbientLightSource.sensor(for: "auto", folder: folder) else { Issue.record("auto found none"); return }
+        #expect(auto.name == "iio:device1")
+        guard case .failure(let error) = AmbientLightSource.sensor(for: "iio:device0", folder: folder) else { Issue.record("a thermometer was taken"); return }
+        #expect(error.description.contains("is no IIO device that measures illuminance"))
+    }
+
+    @Test func theSensorIsReadOnlyWhileSamplingAndDimsNoBrighterThanBrightness() throws {
+        let folder = try iio(["iio:device0/in_illuminance_input": "20"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let reader = try LightReader(try #require(LightSensor(named: "iio:device0", in: folder)), period: 0.05)
+        defer { reader.stop() }
+        usleep(200_000)
+        #expect(reader.takeReadings().isEmpty, "not sampling (the display off): no reading")
+        reader.sampling = true
+        usleep(300_000)
+        let readings = reader.takeReadings()
+        #expect(readings.count >= 2 && readings.allSatisfy { $0 == 20 }, "\(readings)")
+        reader.sampling = false
+        usleep(100_000)
+        _ = reader.takeReadings()
+        usleep(200_000)
+        #expect(reader.takeReadings().isEmpty, "stopped with the display")
+
+        // 20 lux on the standard curve is 22%; brightness 15 is dimmer and wins; 60 is brighter and does not.
+        let pictures = try fourColours()
+        let run = try SimulatedShow(showSettings(pictures, interval: 3600))
+        let keeper = PowerKeeper(
+            schedule: nil, brightness: Brightness(percent: 60), controller: run.controller, tv: nil, log: { _ in },
+            wallClock: { 1_795_680_000 }, utcOffset: { _ in 0 })
+        keeper.check()
+        #expect(keeper.brightness == 60 && keeper.lux == nil)
+        keeper.ambientLight(lux: 20, curve: .standard)
+        #expect(keeper.brightness == 22 && keeper.lux == 20 && run.show.softwareBrightness == 22)
+        #expect(run.events.contains(.lightMeasured(lux: 20)))
+        keeper.use({ var power = PowerSettings(); power.brightness = Brightness(percent: 15); return power }())
+        #expect(keeper.brightness == 15 && run.show.softwareBrightness == 15)
+        withExtendedLifetime(pictures) {}
+    }
+}

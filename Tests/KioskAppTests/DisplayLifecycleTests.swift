@@ -159,6 +159,35 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         withExtendedLifetime(folder) {}
     }
 
+    /// `status`'s `presence`: true while a sensor holds, or for a minute
+    /// after a touch, key or remote; each change is an event (the MQTT
+    /// state, Home Assistant's presence sensor, follows it).
+    @Test func presenceIsSaidWhileASensorHoldsOrForAMinuteAfterATouch() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 3600))
+        let keeper = PowerKeeper(
+            schedule: nil, controller: run.controller, tv: nil, log: { _ in },
+            wallClock: { [unowned run] in 1_795_680_000 + Int64(run.now) }, utcOffset: { _ in 0 })
+        var presenceEnds: Double?
+        keeper.rearmPresenceEnd = { presenceEnds = $0 }
+        func said() -> [Bool] { run.events.compactMap { if case .someoneThere(let there) = $0 { there } else { nil } } }
+        keeper.check()
+        #expect(!keeper.someoneThere && said().isEmpty)
+        run.run(until: 10)
+        run.command(.personPresent)
+        #expect(keeper.someoneThere && said() == [true] && presenceEnds == 70)
+        run.run(until: 70)
+        keeper.updateSomeoneThere()  // the deadline's moment
+        #expect(!keeper.someoneThere && said() == [true, false] && presenceEnds == nil)
+        run.controller.sensed(presenceHeld: true)
+        run.run(until: 500)
+        keeper.updateSomeoneThere()
+        #expect(keeper.someoneThere && said() == [true, false, true] && presenceEnds == nil, "held: no minute runs out")
+        run.controller.sensed(presenceHeld: false)
+        #expect(keeper.someoneThere && presenceEnds == 560, "a minute from the sensor's last word")
+        withExtendedLifetime(folder) {}
+    }
+
     /// `brightness = "07:00 100%, 21:00 40%, 23:00 off"` with no backlight:
     /// at 21:00 the frame on screen is dimmed to 40% of the snapshot's, as
     /// `status` says; at 23:00 the display goes off by the schedule.

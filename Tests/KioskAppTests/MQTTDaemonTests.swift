@@ -55,14 +55,19 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         let daemon = try daemon("shop", on: broker)
         defer { _ = daemon.stop() }
 
-        // Online, and nine discovery configs: valid JSON, one device, the availability topic.
-        watcher.wait { messages in messages.filter { $0.topic.hasSuffix("/config") }.count >= 9 && messages.contains { $0.topic == "kioskd/shop/state" } }
+        // Online, and ten discovery configs: valid JSON, one device, the
+        // availability topic; the display's old switch config cleared.
+        watcher.wait { messages in
+            messages.filter { $0.topic.hasSuffix("/config") && !$0.payload.isEmpty }.count >= 10 && messages.contains { $0.topic == "kioskd/shop/state" }
+        }
+        #expect(watcher.messages.contains { $0.topic == "homeassistant/switch/shop/display/config" && $0.payload.isEmpty })
         #expect(watcher.texts(on: "kioskd/shop/availability") == ["online"])
-        let configs = watcher.messages.filter { $0.topic.hasSuffix("/config") }
+        let configs = watcher.messages.filter { $0.topic.hasSuffix("/config") && !$0.payload.isEmpty }
         let topics = Set(configs.map(\.topic))
         #expect(topics == [
             "homeassistant/button/shop/next/config", "homeassistant/button/shop/previous/config", "homeassistant/switch/shop/pause/config",
-            "homeassistant/switch/shop/display/config", "homeassistant/number/shop/interval/config", "homeassistant/select/shop/order/config",
+            "homeassistant/light/shop/display/config", "homeassistant/binary_sensor/shop/presence/config",
+            "homeassistant/number/shop/interval/config", "homeassistant/select/shop/order/config",
             "homeassistant/sensor/shop/picture/config", "homeassistant/sensor/shop/pictures/config", "homeassistant/image/shop/picture/config",
         ])
         var uniqueIDs = Set<String>()
@@ -74,7 +79,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
             #expect(fields["availability_topic"] as? String == "kioskd/shop/availability")
             uniqueIDs.insert(fields["unique_id"] as? String ?? "")
         }
-        #expect(uniqueIDs.count == 9)
+        #expect(uniqueIDs.count == 10)
 
         // The retained state is `status --json`; a newcomer is given it at once.
         let late = try TestSubscriber("late", to: ["kioskd/shop/state", "kioskd/shop/availability"], on: broker)
@@ -101,6 +106,17 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         #expect(state(of: "shop", on: watcher) { $0["order"] as? String == "shuffle" }["order"] as? String == "shuffle")
         let refused = try ask("set display headless", of: "shop", through: watcher)
         #expect(refused["ok"] as? Bool == false && (refused["error"] as? String)?.contains("cannot be set while the show runs") == true, "\(refused)")
+
+        // The display's light turned on at 40% (Home Assistant's 102 of 255,
+        // the line its template makes): on, dimmed in software (headless has no backlight).
+        #expect(try ask("display on 40", of: "shop", through: watcher)["ok"] as? Bool == true)
+        let lit = state(of: "shop", on: watcher) { $0["brightness"] as? Int == 40 }
+        #expect(lit["brightness"] as? Int == 40 && lit["dimmer"] as? String == "software" && lit["display_power"] as? String == "on")
+        // Off, then on again by its template's plain line.
+        #expect(try ask("display off", of: "shop", through: watcher)["ok"] as? Bool == true)
+        #expect(state(of: "shop", on: watcher) { $0["panel"] as? String == "off" }["panel"] as? String == "off")
+        #expect(try ask("display on", of: "shop", through: watcher)["ok"] as? Bool == true)
+        #expect(state(of: "shop", on: watcher) { $0["panel"] as? String == "active" }["brightness"] as? Int == 40)
 
         // The pause switch: its payloads are the commands, its state the status.
         #expect(try ask("pause", of: "shop", through: watcher)["paused"] as? Bool == true)
@@ -349,11 +365,14 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         let watcher = try TestSubscriber("home-assistant", to: ["homeassistant/+/porch/+/config"], on: broker)
         let daemon = try daemon("porch", on: broker)
         defer { _ = daemon.stop() }
-        watcher.wait { $0.count >= 9 }
+        // Ten configs, and the two this kiosk does not offer cleared (the old display switch; no light sensor, no lux).
+        watcher.wait { $0.count >= 12 }
         watcher.forget()
         try watcher.publish("homeassistant/status", "online")
-        watcher.wait { $0.count >= 9 }
-        #expect(watcher.messages.count == 9 && watcher.messages.allSatisfy { !$0.payload.isEmpty })
+        watcher.wait { $0.count >= 12 }
+        #expect(watcher.messages.filter { !$0.payload.isEmpty }.count == 10)
+        #expect(Set(watcher.messages.filter(\.payload.isEmpty).map(\.topic))
+            == ["homeassistant/switch/porch/display/config", "homeassistant/sensor/porch/lux/config"])
 
         // Deleting a device: Home Assistant clears every config it had.
         for config in Set(watcher.messages.map(\.topic)) { try watcher.publish(config, "", retained: true) }

@@ -54,3 +54,37 @@ import Testing
         }
     }
 }
+
+/// An ambient light sensor's lux to a brightness (`light_curve`), steadied
+/// so light flickering round a point does not make the display pulse.
+@Suite struct AmbientLightTests {
+    @Test func theCurveIsStraightBetweenItsPointsAndFlatBeyond() throws {
+        let curve = try LightCurve(parsing: "400 lux 100%, 0 lux 10%, 50 lux 40%")
+        #expect(curve.points.map(\.lux) == [0, 50, 400])
+        #expect(curve.percent(atLux: 0) == 10 && curve.percent(atLux: 25) == 25 && curve.percent(atLux: 50) == 40)
+        #expect(curve.percent(atLux: 225) == 70 && curve.percent(atLux: 400) == 100 && curve.percent(atLux: 80_000) == 100)
+        #expect(curve.percent(atLux: .nan) == 10)
+        for (text, token) in [("50 lux", "50 lux"), ("50 lx 40%", "50 lx 40%"), ("-1 lux 40%", "-1 lux 40%"), ("50 lux 140%", "50 lux 140%"),
+                              ("50 lux 40%, 50 lux 60%", "50 lux 60%"), ("", "")] {
+            do {
+                _ = try LightCurve(parsing: text)
+                Issue.record("\(text) was taken")
+            } catch { #expect(error.token == token, "\(text): \(error)") }
+        }
+    }
+
+    @Test func smallChangesAreNotFollowedButTheEndsAre() throws {
+        var dimming = AmbientDimming(curve: try LightCurve(parsing: "0 lux 10%, 100 lux 100%"))
+        #expect(dimming.take(lux: 50) == 55, "the first reading sets the level")
+        #expect(dimming.take(lux: 53) == nil && dimming.take(lux: 47) == nil, "a cloud: 3 points either way, not followed")
+        #expect(dimming.percent == 55 && dimming.lux == 47)
+        #expect(dimming.take(lux: 40) == 46, "9 points: followed")
+        #expect(dimming.take(lux: 0) == 10)
+        #expect(dimming.take(lux: 2) == nil)
+        #expect(dimming.take(lux: 0) == nil, "already at the dark end")
+        var bright = AmbientDimming(curve: try LightCurve(parsing: "0 lux 10%, 100 lux 100%"))
+        _ = bright.take(lux: 97)
+        #expect(bright.take(lux: 500) == 100, "the bright end is reached, however small the step")
+        #expect(bright.take(lux: -3) == nil && bright.take(lux: .infinity) == nil, "nonsense from a sensor is ignored")
+    }
+}

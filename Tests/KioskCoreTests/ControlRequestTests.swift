@@ -112,10 +112,15 @@ private func message(_ line: String) -> String? {
         #expect(try ControlRequest(parsing: "display off") == .display(.off))
         #expect(try ControlRequest(parsing: "DISPLAY On\r") == .display(.on))
         #expect(try ControlRequest(parsing: "display auto") == .display(.auto))
-        #expect(throws: ControlRequestError("display takes on, off or auto (auto follows display_schedule), got \"dim\"")) {
+        // Home Assistant's light, turned on at a level: one line does both.
+        #expect(try ControlRequest(parsing: "display on 40") == .display(.on, brightness: 40))
+        for wrong in ["display off 40", "display on 140", "display on -1", "display on dim", "display on 40 50"] {
+            #expect(throws: ControlRequestError.self, "\(wrong)") { try ControlRequest(parsing: wrong) }
+        }
+        #expect(throws: ControlRequestError("display takes on, off or auto (auto follows display_schedule), and on a brightness 0 to 100, got \"dim\"")) {
             try ControlRequest(parsing: "display dim")
         }
-        #expect(throws: ControlRequestError("display takes on, off or auto (auto follows display_schedule), got \"\"")) {
+        #expect(throws: ControlRequestError("display takes on, off or auto (auto follows display_schedule), and on a brightness 0 to 100, got \"\"")) {
             try ControlRequest(parsing: "display")
         }
         #expect(try ControlRequest(parsing: "RELOAD\r") == .reload)

@@ -64,14 +64,15 @@ import Testing
         #expect(mqtt.effectiveName(hostName: "Kiosk.Lobby.lan") == "lobby")
     }
 
-    /// The nine entities, each config valid JSON with one device block and
+    /// The ten entities, each config valid JSON with one device block and
     /// the availability topic; states read from the `status` object.
     @Test func discoveryConfigsNameEveryEntityWithOneDevice() throws {
         let discovery = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "1.2.3")
         let configs = discovery.configs
         #expect(configs.map(\.topic) == [
             "homeassistant/button/lobby/next/config", "homeassistant/button/lobby/previous/config",
-            "homeassistant/switch/lobby/pause/config", "homeassistant/switch/lobby/display/config",
+            "homeassistant/switch/lobby/pause/config", "homeassistant/light/lobby/display/config",
+            "homeassistant/binary_sensor/lobby/presence/config",
             "homeassistant/number/lobby/interval/config", "homeassistant/select/lobby/order/config",
             "homeassistant/sensor/lobby/picture/config", "homeassistant/sensor/lobby/pictures/config",
             "homeassistant/image/lobby/picture/config",
@@ -86,15 +87,24 @@ import Testing
             if let topic = json["command_topic"] as? String { #expect(topic == "kioskd/lobby/command") }
             if let topic = json["state_topic"] as? String { #expect(topic == "kioskd/lobby/state") }
         }
-        #expect(ids.count == 9)
+        #expect(ids.count == 10)
         let byObject = Dictionary(uniqueKeysWithValues: discovery.entities.map { ("\($0.component)/\($0.object)", $0.fields) })
         // Each command an entity sends is one the control protocol takes.
         for (key, field) in [("button/next", "payload_press"), ("button/previous", "payload_press"), ("switch/pause", "payload_on"),
-                             ("switch/pause", "payload_off"), ("switch/display", "payload_on"), ("switch/display", "payload_off")] {
+                             ("switch/pause", "payload_off"), ("light/display", "command_off_template")] {
             guard case .string(let line)? = byObject[key]?[field] else { Issue.record("\(key) has no \(field)"); continue }
             #expect(throws: Never.self) { try ControlRequest(parsing: line) }
         }
         #expect(try ControlRequest(parsing: "set interval 12") == .set(setting: "interval", value: "12"))
+        // The light's on: what its template gives with and without a brightness (Home Assistant's 0 to 255 as 0 to 100).
+        #expect(byObject["light/display"]?["command_on_template"]
+            == "display on{% if brightness is defined %} {{ (brightness * 100 / 255) | round(0) | int }}{% endif %}")
+        #expect(try ControlRequest(parsing: "display on") == .display(.on))
+        #expect(try ControlRequest(parsing: "display on 40") == .display(.on, brightness: 40))
+        #expect(discovery.retiredConfigTopics == ["homeassistant/switch/lobby/display/config", "homeassistant/sensor/lobby/lux/config"])
+        // With a light sensor, a lux sensor too (and its config is not cleared).
+        let lit = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "1.2.3", lightSensor: true)
+        #expect(lit.configs.last?.topic == "homeassistant/sensor/lobby/lux/config" && lit.retiredConfigTopics.count == 1)
         #expect(byObject["select/order"]?["options"] == .array(["name", "mtime", "taken", "shuffle"]))
         #expect(byObject["image/picture"]?["image_topic"] == .string("kioskd/lobby/picture"))
         #expect(discovery.configPattern == "homeassistant/+/lobby/+/config" && discovery.statusTopic == "homeassistant/status")
@@ -219,7 +229,7 @@ import Testing
     @Test func theDocumentedPayloadsAreThePublishedOnes() throws {
         let path = String(#filePath.split(separator: "/Tests/").first ?? "") + "/docs/home-assistant.md"
         let document = try String(contentsOfFile: path, encoding: .utf8)
-        let generated = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "VERSION").payloadReference
+        let generated = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "VERSION", lightSensor: true).payloadReference
         guard let start = document.range(of: Self.begin), let stop = document.range(of: Self.end, range: start.upperBound..<document.endIndex) else {
             Issue.record("docs/home-assistant.md has no payload section between \(Self.begin) and \(Self.end)")
             return

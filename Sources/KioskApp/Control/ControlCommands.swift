@@ -93,9 +93,14 @@ final class ControlCommands {
             case .refused(let reason):
                 return ControlReply.failure("set refused, the show goes on with the settings it has: \(reason)")
             }
-        case .display(let request):
+        case .display(let request, let brightness):
             guard let power else {
                 return ControlReply.failure("display: this show has no control of the display's power")
+            }
+            if let brightness {
+                if case .refused(let reason) = reloading?.set("brightness", to: "\(brightness)") ?? .refused("this show has no settings to change") {
+                    return ControlReply.failure("display on \(brightness) refused: \(reason)")
+                }
             }
             power.request(request)
             return ControlReply.success([
@@ -136,6 +141,8 @@ final class ControlCommands {
         status.displayState = power?.state ?? .on
         status.brightness = power?.brightness ?? 100
         status.dimmer = power?.dimmerName ?? "software"
+        status.presence = power?.someoneThere ?? false
+        status.lux = power?.lux
         status.panel = show.panel
         status.zoom = show.zoom
         status.order = show.strip.order

@@ -64,6 +64,10 @@ public struct DisplayJob {
         /// `SCHED_FIFO` is allowed (to measure the worker's priority alone,
         /// as on a kiosk without `LimitRTPRIO`).
         public var realTimeDisplayLoop = true
+        /// Where backlights and light sensors are looked for: the kernel's
+        /// sysfs, or a tree a test makes (this machine has neither).
+        public var backlightFolder = Backlight.folder
+        public var lightSensorFolder = LightSensor.folder
 
         public init() {}
     }
@@ -243,7 +247,29 @@ public struct DisplayJob {
         all.append(InputSource(
             settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
             devices: tuning.inputDevices, opener: display.opener, log: log))
+        if let light = ambientLight(power.keeper, curve: { reload?.settings.power.lightCurve ?? started.power.lightCurve }) { all.append(light) }
         return Sources(folder: folder, all: all)
+    }
+
+    /// The ambient light sensor `light_sensor` names, if any. One that
+    /// cannot be found or read is said once, and the show goes on without
+    /// it (at `brightness`).
+    private func ambientLight(_ keeper: PowerKeeper, curve: @escaping () -> LightCurve) -> AmbientLightSource? {
+        guard let setting = settings.power.lightSensor else { return nil }
+        switch AmbientLightSource.sensor(for: setting, folder: tuning.lightSensorFolder) {
+        case .failure(let error):
+            log(.warning("\(error); the show goes on without it"))
+            return nil
+        case .success(let sensor):
+            do {
+                let source = try AmbientLightSource(sensor: sensor, keeper: keeper, curve: curve)
+                log("light sensor: \(sensor.path) (\(sensor.model)), every \(Int(AmbientLightSource.period)) s while the display is on")
+                return source
+            } catch {
+                log(.warning("light sensor: cannot start its thread: \(error); the show goes on without it"))
+                return nil
+            }
+        }
     }
 
     /// The display loop runs ahead of ordinary threads where it may (`SCHED_FIFO` 1).
@@ -277,7 +303,7 @@ public struct DisplayJob {
     /// when a built-in panel's backlight cannot be used). Chosen for the
     /// connector the show starts on.
     private func dimmer(for display: OpenedDisplay) -> Dimmer {
-        let choice = Dimmer.choose(connector: display.keeper.output?.connectorName)
+        let choice = Dimmer.choose(connector: display.keeper.output?.connectorName, folder: tuning.backlightFolder)
         if let note = choice.note { log(.info("brightness: \(note)")) }
         return choice.dimmer
     }

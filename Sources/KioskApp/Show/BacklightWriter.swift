@@ -90,7 +90,7 @@ enum Dimmer {
         let all = Backlight.all(in: folder)
         guard let backlight = all.first else { return (.software, "\(connector) has no backlight in \(folder); brightness dims the picture in software") }
         guard backlight.isWritable else {
-            return (.software, "\(backlight.path)/brightness is not writable by this user (a udev rule can give group video write access, as brightnessctl's does); brightness dims the picture in software")
+            return (.software, "\(backlight.path)/brightness is not writable by this user (the udev rule 90-kioskd-backlight.rules gives group video write access; under the service, enable kioskd-backlight.conf); brightness dims the picture in software")
         }
         do { return (.backlight(try BacklightWriter(backlight)), nil) } catch {
             return (.software, "cannot start the backlight's thread: \(error); brightness dims the picture in software")

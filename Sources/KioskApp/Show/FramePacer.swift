@@ -37,6 +37,8 @@ struct FrameInFlight {
     var moves: [Double] = []
     /// The first frame of a move a command asked for (`next`, `goto`...).
     var startsCommandedMove = false
+    /// The first frame since the display woke.
+    var firstAfterWake = false
     var sharpAfter: Double?
     var centredPicture: Bool
 }
@@ -197,6 +199,8 @@ final class FramePacer {
         movesSinceDraw = []
         frame.startsCommandedMove = commandedMoveSinceDraw
         commandedMoveSinceDraw = false
+        frame.firstAfterWake = wokeSinceDraw
+        wokeSinceDraw = false
         inFlight = frame
         return screen.flipPending ? nil : frameShown(at: screen.nextRefresh(after: now))
     }
@@ -217,6 +221,7 @@ final class FramePacer {
             statistics.commandedMovesShown.append(shownAt)
         }
         if let ended = frame.sharpAfter { statistics.zoomToSharp.record(shownAt - ended) }
+        if frame.firstAfterWake, statistics.wakesShown.count < ShowStatistics.commandedMovesKept { statistics.wakesShown.append(shownAt) }
         guard frame.moving else { return nil }
         if let last = lastMotionFrameShown {
             statistics.refreshesMissed += max(0, Int(((shownAt - last) / screen.refreshPeriod).rounded()) - 1)
@@ -249,6 +254,13 @@ final class FramePacer {
         movesSinceDraw = []
         commandedMoveSinceDraw = false
     }
+
+    /// The display woke: the next frame is the first it shows (``ShowStatistics/wakesShown``).
+    func woke() {
+        wokeSinceDraw = true
+        drawAgain()
+    }
+    private var wokeSinceDraw = false
 
     /// The next frame is drawn in full, wherever the strip is.
     func drawAgain() {

@@ -103,7 +103,7 @@ extension RunningShow {
         pacer.blocks.remove(.asleep)
         screen.powerOn()
         schedule.wake(at: now)
-        pacer.drawAgain()
+        pacer.woke()
         if strip.change == nil && strip.hasPendingNews { applyPendingNews(at: now) }
         requestPictures(at: Double(schedule.target), now: now, always: true)
         emit(.panelChanged(panel, why: why))

@@ -15,6 +15,10 @@ protocol DisplayPowerControl: AnyObject {
     var brightness: Int { get }
     /// How: `software`, or `backlight:<name>` (`status`'s `dimmer`).
     var dimmerName: String { get }
+    /// Someone at the kiosk now (`status`'s `presence`).
+    var someoneThere: Bool { get }
+    /// The light sensor's last reading (`status`'s `lux`); nil without one.
+    var lux: Double? { get }
 }
 
 /// A TV's side of the display's power: ``CECAdapter``, or a test's.
@@ -42,6 +46,16 @@ final class PowerKeeper: DisplayPowerControl {
     var rearm: (Int64?) -> Void = { _ in }
     /// Told when idleness is next due (the controller's clock; nil: none).
     var rearmIdle: (Double?) -> Void = { _ in }
+    /// Told when a touch's presence ends, for `presence` (the controller's clock; nil: none).
+    var rearmPresenceEnd: (Double?) -> Void = { _ in }
+    /// How long a touch, key or remote counts as someone there, without a sensor holding.
+    static let presenceWindow = 60.0
+    /// The last touch, key, remote or sensor's word, and whether a sensor holds.
+    private var lastSeen: Double?
+    private var sensorHeld = false
+    private(set) var someoneThere = false
+    /// The level an ambient light sensor gives (``AmbientDimming``), once one reads.
+    private var ambient: AmbientDimming?
     /// When ``check()`` is due next for the schedule, and for `idle_off`.
     private(set) var nextCheck: Int64?
     private(set) var nextIdleCheck: Double?
@@ -73,7 +87,29 @@ final class PowerKeeper: DisplayPowerControl {
 
     var requested: String { machine.power.requested }
 
-    var brightness: Int { machine.power.brightness.percent(at: wallClock(), utcOffset: utcOffset) }
+    /// The level in force: `brightness`'s, no brighter than the room's light says.
+    var brightness: Int { brightness(at: wallClock()) }
+
+    private func brightness(at wall: Int64) -> Int {
+        min(machine.power.brightness.percent(at: wall, utcOffset: utcOffset), ambient?.percent ?? 100)
+    }
+
+    var lux: Double? { ambient?.lux }
+
+    /// A light sensor's reading, in lux: a new level when it moves far enough (``AmbientDimming``).
+    func ambientLight(lux: Double, curve: LightCurve) {
+        if ambient?.curve != curve {
+            let last = ambient?.lux
+            ambient = AmbientDimming(curve: curve)
+            if let last { _ = ambient?.take(lux: last) }
+        }
+        if ambient?.take(lux: lux) != nil { setBrightness(brightness(at: wallClock())) }
+        if luxSaid.map({ abs(lux - $0) >= max(1, $0 / 10) }) ?? true {
+            luxSaid = lux
+            controller.publish(.lightMeasured(lux: lux))
+        }
+    }
+    private var luxSaid: Double?
 
     var dimmerName: String { dimmer.name }
 
@@ -99,6 +135,9 @@ final class PowerKeeper: DisplayPowerControl {
     /// back; a sensor's (`held` not nil) holds idleness off while it says so.
     private func presence(held: Bool? = nil) {
         let wall = wallClock(), now = controller.clock()
+        lastSeen = now
+        if let held { sensorHeld = held }
+        updateSomeoneThere()
         let woke = held.map { machine.presence(held: $0, wall: wall, now: now, utcOffset: utcOffset) }
             ?? machine.presence(wall: wall, now: now, utcOffset: utcOffset)
         if woke {
@@ -106,6 +145,17 @@ final class PowerKeeper: DisplayPowerControl {
         } else {
             armIdle()
         }
+    }
+
+    /// Works out whether someone is there now; says so when that changed,
+    /// and when a touch's minute will be over.
+    func updateSomeoneThere() {
+        let now = controller.clock()
+        let there = sensorHeld || (lastSeen.map { now - $0 < Self.presenceWindow } ?? false)
+        rearmPresenceEnd(there && !sensorHeld ? lastSeen.map { $0 + Self.presenceWindow } : nil)
+        guard there != someoneThere else { return }
+        someoneThere = there
+        controller.publish(.someoneThere(there))
     }
 
     private func armIdle() {
@@ -130,7 +180,7 @@ final class PowerKeeper: DisplayPowerControl {
             controller.sleep(why: reason)
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         }
-        setBrightness(machine.power.brightness.percent(at: now, utcOffset: utcOffset))
+        setBrightness(brightness(at: now))
         let next = machine.nextChange(wall: now, now: controller.clock(), utcOffset: utcOffset)
         nextCheck = next.wall
         rearm(nextCheck)
@@ -204,6 +254,8 @@ final class DisplayPowerSource: ShowSource {
         }
         let idle = loop.deadline(named: "idle_off") { _ in keeper.check() }
         keeper.rearmIdle = { time in idle.arm(at: time) }
+        let presenceEnd = loop.deadline(named: "presence") { _ in keeper.updateSomeoneThere() }
+        keeper.rearmPresenceEnd = { time in presenceEnd.arm(at: time) }
         registrations.append(try loop.register(timer.descriptor.rawValue, name: "display power") { _ in
             switch timer.take() {
             case .fired: keeper.check()

@@ -116,7 +116,8 @@ final class MQTTSource: ShowSource {
         let topics = MQTTTopics(name: name)
         if topics != self.topics || mqtt.discoveryPrefix != discovery?.prefix { removedFromHomeAssistant = false }
         self.topics = topics
-        discovery = mqtt.discoveryPrefix.isEmpty ? nil : HomeAssistantDiscovery(topics: topics, prefix: mqtt.discoveryPrefix, version: KioskVersion.current)
+        discovery = mqtt.discoveryPrefix.isEmpty ? nil : HomeAssistantDiscovery(
+            topics: topics, prefix: mqtt.discoveryPrefix, version: KioskVersion.current, lightSensor: settings().power.lightSensor != nil)
         groups = mqtt.groups
         follow(groups.first, name: name)
         link?.use(MQTTLink.Target(broker: broker, clientID: "kioskd-\(name)", availabilityTopic: topics.availability, settings: mqtt))
@@ -169,6 +170,7 @@ final class MQTTSource: ShowSource {
     private func publishDiscovery() {
         guard let link, let discovery, !removedFromHomeAssistant else { return }
         for config in discovery.configs { link.publish(config.topic, Self.payload(config.payload.line), retained: true) }
+        for topic in discovery.retiredConfigTopics { link.publish(topic, [], retained: true) }
     }
 
     private func received(_ topic: String, _ payload: [UInt8], retained: Bool) {
@@ -183,7 +185,8 @@ final class MQTTSource: ShowSource {
                 publishDiscovery()
                 stateChanged()
             }
-        } else if payload.isEmpty, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"), !removedFromHomeAssistant {
+        } else if payload.isEmpty, topic.hasPrefix(discovery.prefix + "/"), topic.hasSuffix("/config"), !removedFromHomeAssistant,
+                  !discovery.retiredConfigTopics.contains(topic) {
             // Home Assistant deleting the device clears each config: the kiosk stops offering them.
             removedFromHomeAssistant = true
             log("mqtt: Home Assistant removed \(topics.name) (an empty \(topic)); its entities are offered again when kioskd restarts")

@@ -47,6 +47,10 @@ public struct ControlStatus: Equatable, Sendable {
     /// How bright (0 to 100), and how: `software` or `backlight:<name>`.
     public var brightness = 100
     public var dimmer = "software"
+    /// Someone at the kiosk: a motion sensor holds, or a touch, key or remote in the last minute.
+    public var presence = false
+    /// The ambient light sensor's last reading, in lux; nil without one.
+    public var lux: Double?
     /// When the centred photo was taken, by its own clock (EXIF), if it says.
     public var taken: Int64?
     /// The centred picture's own size, once it has been decoded.
@@ -98,6 +102,8 @@ public struct ControlStatus: Equatable, Sendable {
             "panel": .string(panel.rawValue),
             "brightness": .int(brightness),
             "dimmer": .string(dimmer),
+            "presence": .bool(presence),
+            "lux": lux.map { .double(($0 * 10).rounded() / 10) } ?? .null,
             "zoom": .double(zoom?.scale ?? 1),
             "focus": zoom.map { .array([.double($0.focusX), .double($0.focusY)]) } ?? .null,
             "zoom_sharp": .bool(zoom?.sharp ?? false),
@@ -156,7 +162,7 @@ extension ShowEvent {
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged, .presence, .presenceSensed:
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged, .presence, .presenceSensed, .someoneThere, .lightMeasured:
             return nil
         }
     }

@@ -19,8 +19,10 @@ public enum ControlRequest: Equatable, Sendable {
     case watch
     /// Read the config file again and apply it (as SIGHUP does).
     case reload
-    /// Switch the display off or on, or back to the schedule (`display off|on|auto`).
-    case display(PowerRequest)
+    /// Switch the display off or on, or back to the schedule (`display
+    /// off|on|auto`); `display on 40` also sets `brightness` to 40 (Home
+    /// Assistant's light turned on at a level: one line does both).
+    case display(PowerRequest, brightness: Int? = nil)
     /// Change one setting the show applies at once (`set interval 12`,
     /// `set order shuffle`): its name as the config file spells it, and
     /// its value as its flag takes it. It lasts until kioskd restarts; a
@@ -74,11 +76,19 @@ extension ControlRequest {
         case "watch": try Self.noArguments("watch", rest); self = .watch
         case "reload": try Self.noArguments("reload", rest); self = .reload
         case "display":
-            guard let request = PowerRequest(rawValue: rest.lowercased()) else {
+            let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard (1...2).contains(words.count), let request = PowerRequest(rawValue: words[0].lowercased()) else {
                 throw ControlRequestError(
-                    "display takes on, off or auto (auto follows display_schedule), got \"\(Self.quoted(rest))\"")
+                    "display takes on, off or auto (auto follows display_schedule), and on a brightness 0 to 100, got \"\(Self.quoted(rest))\"")
             }
-            self = .display(request)
+            guard words.count == 2 else {
+                self = .display(request)
+                return
+            }
+            guard request == .on, words[1].count <= 3, words[1].allSatisfy(\.isASCII), let level = Int(words[1]), (0...100).contains(level) else {
+                throw ControlRequestError("display on takes a brightness 0 to 100 after it, got \"\(Self.quoted(rest))\"")
+            }
+            self = .display(.on, brightness: level)
         case "set":
             let setting = rest.prefix { $0 != " " && $0 != "\t" }
             let value = rest.dropFirst(setting.count).drop { $0 == " " || $0 == "\t" }

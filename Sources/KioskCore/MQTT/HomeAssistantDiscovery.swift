@@ -12,11 +12,14 @@ public struct HomeAssistantDiscovery: Sendable {
     public let topics: MQTTTopics
     public let prefix: String
     public let version: String
+    /// The kiosk reads an ambient light sensor (`light_sensor`): a lux sensor entity too.
+    public let lightSensor: Bool
 
-    public init(topics: MQTTTopics, prefix: String, version: String) {
+    public init(topics: MQTTTopics, prefix: String, version: String, lightSensor: Bool = false) {
         self.topics = topics
         self.prefix = prefix
         self.version = version
+        self.lightSensor = lightSensor
     }
 
     /// One entity: its component (`button`, `switch`...), its object id
@@ -43,13 +46,24 @@ public struct HomeAssistantDiscovery: Sendable {
                 "name": "Pause", "icon": "mdi:pause", "command_topic": command, "payload_on": "pause", "payload_off": "resume",
                 "state_topic": state, "value_template": "{{ 'ON' if value_json.paused else 'OFF' }}", "state_on": "ON", "state_off": "OFF",
             ]),
-            // On while the panel shows pictures; off while it is off, by a
-            // command or by display_schedule (its attributes say which).
-            Entity(component: "switch", object: "display", fields: [
-                "name": "Display", "icon": "mdi:monitor", "command_topic": command, "payload_on": "display on", "payload_off": "display off",
-                "state_topic": state, "value_template": "{{ 'OFF' if value_json.panel == 'off' else 'ON' }}", "state_on": "ON", "state_off": "OFF",
+            // A light: on while the panel shows pictures, off while it is
+            // off (by a command, display_schedule, brightness's off hours or
+            // idle_off: its attributes say which); its brightness is
+            // `brightness` (Home Assistant's 0 to 255, kioskd's 0 to 100).
+            Entity(component: "light", object: "display", fields: [
+                "name": "Display", "icon": "mdi:monitor", "schema": "template", "command_topic": command,
+                "command_on_template": "display on{% if brightness is defined %} {{ (brightness * 100 / 255) | round(0) | int }}{% endif %}",
+                "command_off_template": "display off",
+                "state_topic": state, "state_template": "{{ 'off' if value_json.panel == 'off' else 'on' }}",
+                "brightness_template": "{{ (value_json.brightness * 255 / 100) | round(0) | int }}",
                 "json_attributes_topic": state,
-                "json_attributes_template": "{{ {'display_power': value_json.display_power, 'panel': value_json.panel} | tojson }}",
+                "json_attributes_template":
+                    "{{ {'display_power': value_json.display_power, 'display_state': value_json.display_state, 'panel': value_json.panel, 'dimmer': value_json.dimmer} | tojson }}",
+            ]),
+            // Someone at the kiosk: a sensor says so, or a touch, key or remote in the last minute.
+            Entity(component: "binary_sensor", object: "presence", fields: [
+                "name": "Presence", "device_class": "occupancy", "state_topic": state,
+                "value_template": "{{ 'ON' if value_json.presence else 'OFF' }}", "payload_on": "ON", "payload_off": "OFF",
             ]),
             Entity(component: "number", object: "interval", fields: [
                 "name": "Interval", "icon": "mdi:timer-outline", "command_topic": command, "command_template": "set interval {{ value }}",
@@ -73,7 +87,20 @@ public struct HomeAssistantDiscovery: Sendable {
             Entity(component: "image", object: "picture", fields: [
                 "name": "Screen", "image_topic": .string(topics.picture), "content_type": "image/jpeg",
             ]),
-        ]
+        ] + (lightSensor ? [
+            Entity(component: "sensor", object: "lux", fields: [
+                "name": "Light", "device_class": "illuminance", "unit_of_measurement": "lx", "state_class": "measurement",
+                "state_topic": state, "value_template": "{{ value_json.lux }}",
+            ]),
+        ] : [])
+    }
+
+    /// Configs earlier versions published that this one does not: each is
+    /// cleared (an empty retained payload) when the configs are published,
+    /// so Home Assistant drops the old entity. The display was a switch
+    /// before it was a light.
+    public var retiredConfigTopics: [String] {
+        ["\(prefix)/switch/\(topics.name)/display/config"] + (lightSensor ? [] : ["\(prefix)/sensor/\(topics.name)/lux/config"])
     }
 
     /// Where `entity`'s config goes.

@@ -196,6 +196,11 @@ public struct PowerSettings: Hashable, Sendable {
     public var wakeOnPresence: PresenceWaking = .inHours
     /// How bright, all day or by the time of day (``Brightness``).
     public var brightness = Brightness.full
+    /// An ambient light sensor to dim by: nil (`"none"`), `"auto"` (the
+    /// first IIO device that measures illuminance), or its IIO name (`iio:device0`).
+    public var lightSensor: String? = nil
+    /// Lux to brightness, for the light sensor (``LightCurve``).
+    public var lightCurve = LightCurve.standard
 
     public init() {}
 }

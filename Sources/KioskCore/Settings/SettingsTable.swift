@@ -131,6 +131,12 @@ extension KioskSettings {
             "brightness", \.power.brightness, .brightness, flag: .show, valueName: "level", reload: .live,
             help: "How bright: 0 to 100, or levels by the time of day, \"07:00 100%, 21:00 40%, 23:00 off\" (off: off-hours, as display_schedule's). Through the panel's backlight where it has one, else the picture is dimmed (which saves no power)."),
         SettingDescriptor(
+            "light_sensor", \.power.lightSensor, .lightSensor, flag: .show, valueName: "sensor", reload: .restart,
+            help: "An ambient light sensor to dim by: none, auto (the first IIO device that measures illuminance), or its IIO name like iio:device0. The display is then no brighter than light_curve says for the room, nor than brightness."),
+        SettingDescriptor(
+            "light_curve", \.power.lightCurve, .lightCurve, flag: .show, valueName: "curve", reload: .live,
+            help: "Lux to brightness for light_sensor: \"0 lux 10%, 50 lux 40%, 400 lux 100%\", straight between the points; a change smaller than 5 points is not followed, so the display does not pulse."),
+        SettingDescriptor(
             "cec", \.power.cec, .cec, flag: .show, valueName: "cec", reload: .restart,
             help: "HDMI-CEC for TVs: auto (the connector's adapter), off, or a device like /dev/cec0."),
         SettingDescriptor(

@@ -30,6 +30,9 @@ public struct ShowStatistics: Equatable, Sendable {
     /// ``commandedMovesKept`` are kept.
     public var commandedMovesShown: [Double] = []
     public static let commandedMovesKept = 4096
+    /// When the first frame after each wake of the display reached the
+    /// screen (`presence_wake_ms`); the first ``commandedMovesKept`` are kept.
+    public var wakesShown: [Double] = []
 
     public init() {}
 }
@@ -94,6 +97,12 @@ public enum ShowEvent: Equatable, Sendable {
     /// someone is there while `held`, until they say nobody. Each change is
     /// a moment of presence too. Heard by the display's power, not the show.
     case presenceSensed(held: Bool)
+    /// Whether someone is at the kiosk changed (`status`'s `presence`): a
+    /// sensor holds, or a touch, key or remote came within the last minute.
+    case someoneThere(Bool)
+    /// The ambient light sensor's reading moved by a tenth or more
+    /// (`status`'s `lux`: the MQTT state, Home Assistant's lux sensor).
+    case lightMeasured(lux: Double)
     /// The show stopped: why (a signal's name, or nil when it was asked to)
     /// and what it had done.
     case stopped(reason: String?, statistics: ShowStatistics)
