@@ -159,6 +159,26 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         withExtendedLifetime(folder) {}
     }
 
+    /// Presence during a slide (a key pressed while the strip moves): the
+    /// idle count starts again from it, and the slide under way ends where
+    /// it was going, on the snapshot's picture.
+    @Test func presenceDuringASlidePutsIdleBackAndTheSlideEnds() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 8, transition: 0.45))
+        let keeper = PowerKeeper(
+            schedule: nil, idleOff: 600, controller: run.controller, tv: nil, log: { _ in },
+            wallClock: { [unowned run] in 1_795_680_000 + Int64(run.now) }, utcOffset: { _ in 0 })
+        keeper.check()
+        run.run(until: 8.2)
+        #expect(run.show.schedule.isMoving(at: run.now), "mid-slide")
+        run.command(.personPresent)  // a key while the strip moves
+        #expect(abs((keeper.nextIdleCheck ?? 0) - (run.now + 600)) < 1e-9, "ten minutes from the presence, not from the start")
+        run.run(until: 9)
+        #expect(!run.show.schedule.isMoving(at: run.now) && run.show.centredItem == 1 && !run.show.asleep)
+        #expect(try run.screen.shown?.pixels == (run.snapshot(at: 1)).pixels)
+        withExtendedLifetime(folder) {}
+    }
+
     /// `status`'s `presence`: true while a sensor holds, or for a minute
     /// after a touch, key or remote; each change is an event (the MQTT
     /// state, Home Assistant's presence sensor, follows it).
