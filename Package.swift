@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "KioskCoreTests",
             dependencies: ["KioskCore", "TestSupport"] + propertyBased.product),
-        .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore"]),
+        .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),

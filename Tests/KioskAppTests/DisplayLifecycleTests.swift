@@ -2,6 +2,7 @@ import Foundation
 @testable import KioskApp
 import KioskCore
 import SystemCalls
+import TestSupport
 import Testing
 
 /// A TV on the other end of HDMI-CEC: what it was told.
@@ -226,9 +227,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         run.run(until: 60)
         keeper.check()  // 21:00
         run.run(until: 61)
-        let dimmed = snapshot.pixels.map { pixel in
-            [16, 8, 0].map { shift in UInt32(((Int(pixel >> UInt32(shift)) & 0xFF) * 40 + 50) / 100) << UInt32(shift) }.reduce(0, |)
-        }
+        let dimmed = snapshot.pixels.map { dimmedPixel($0, toPercent: 40) }
         #expect(run.screen.shown?.pixels.map { $0 & 0xFF_FFFF } == dimmed, "40% of the snapshot, each channel rounded")
         #expect(commands.status.reply["brightness"] == .int(40) && commands.status.reply["dimmer"] == "software")
         #expect(commands.status.reply["display_power"] == "schedule")

@@ -3,6 +3,7 @@ import ImageCodecs
 import KioskApp
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// The results of Tests/vm/run-vm-tests: screendumps of kioskd running on a
@@ -331,9 +332,7 @@ struct VMDisplayTests {
     /// snapshot's, each channel rounded.
     @Test func brightness40DimsEveryPixelOfARealScreen() throws {
         let screen = try readScreendump(results("virtio-gpu/dim-40.ppm"))
-        let dimmed = try snapshot(size: screen.size, position: 0).pixels.map { pixel in
-            [16, 8, 0].map { shift in UInt32(((Int(pixel >> UInt32(shift)) & 0xFF) * 40 + 50) / 100) << UInt32(shift) }.reduce(0, |)
-        }
+        let dimmed = try snapshot(size: screen.size, position: 0).pixels.map { dimmedPixel($0, toPercent: 40) }
         #expect(screen.pixels.map { $0 & 0xFF_FFFF } == dimmed)
         #expect(try exitOf("virtio-gpu/dim.exit").status == 0)
     }

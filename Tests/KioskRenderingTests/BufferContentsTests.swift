@@ -1,5 +1,6 @@
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 /// Frames composed into the display's two alternating buffers, which still
@@ -76,9 +77,7 @@ import Testing
                 renderer.draw(into: surface, position: 0.4, playlist: CircularIndex(count: 2), contents: &contents) { pictures[$0] }
                 renderer.draw(into: surface, position: 0.4, playlist: CircularIndex(count: 2), brightness: 40, contents: &contents) { pictures[$0] }
             }
-            let expected = full.pixels.map { pixel in
-                [16, 8, 0].map { shift in UInt32(((Int(pixel >> UInt32(shift)) & 0xFF) * 40 + 50) / 100) << UInt32(shift) }.reduce(0, |)
-            }
+            let expected = full.pixels.map { dimmedPixel($0, toPercent: 40) }
             #expect(reused.pixels.map { $0 & 0xFF_FFFF } == expected, "rotation \(rotation)")
             #expect(RGBColor(xrgb: reused.pixels[0]) != RGBColor(xrgb: full.pixels[0]), "dimmed where it was the background too")
         }

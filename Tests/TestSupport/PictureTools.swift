@@ -17,3 +17,15 @@ public func runTool(_ name: String, _ arguments: [String], sourceLocation: Sourc
     #expect(tool.terminationStatus == 0, "\(name) \(arguments.joined(separator: " "))", sourceLocation: sourceLocation)
     return tool.terminationStatus == 0
 }
+
+/// An XRGB pixel dimmed in software to `percent`, as the compositor does:
+/// each channel scaled and rounded, the X byte 0. What the tests expect
+/// of a dimmed frame, worked out on its own.
+public func dimmedPixel(_ pixel: UInt32, toPercent percent: Int) -> UInt32 {
+    func channel(_ shift: UInt32) -> UInt32 {
+        let value = Int((pixel >> shift) & 0xFF)
+        let scaled = (value * percent + 50) / 100
+        return UInt32(scaled) << shift
+    }
+    return channel(16) | channel(8) | channel(0)
+}
