@@ -109,7 +109,7 @@ public struct StripCompositor: Sendable {
 
         init(percent: Int) { scale = (0..<256).map { UInt32(($0 * max(percent, 0) + 50) / 100) } }
 
-        /// `count` pixels from `source`, dimmed, to `target` (which may be `source`).
+        /// `count` pixels from `source`, dimmed, to `target`.
         func apply(_ source: UnsafePointer<UInt32>, count: Int, into target: UnsafeMutablePointer<UInt32>) {
             scale.withUnsafeBufferPointer { scale in
                 for x in 0..<count {
@@ -128,40 +128,27 @@ public struct StripCompositor: Sendable {
     /// dimmed: a display's buffer may be mapped write-combined, where
     /// reading pixels back is slow.
     private func composeRows(_ rows: Range<Int>, of placed: [PlacedPicture], into surface: PixelSurface, backwards: Bool, dimming: Dimming?) {
-        let width = geometry.screen.width
-        guard let dimming else { return composeRows(rows, of: placed, backwards: backwards, row: { surface.row($0) }) }
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: width) { scratch in
-            let scratch = scratch.baseAddress!
-            composeRows(rows, of: placed, backwards: backwards, row: { _ in scratch }, rowDone: { panelRow in
-                dimming.apply(scratch, count: width, into: surface.row(panelRow))
-            })
-        }
-    }
-
-    /// ``composeRows(_:of:into:backwards:dimming:)`` into `row(panelRow)`, then `rowDone(panelRow)`.
-    private func composeRows(
-        _ rows: Range<Int>, of placed: [PlacedPicture], backwards: Bool, row panelRowPointer: (Int) -> UnsafeMutablePointer<UInt32>,
-        rowDone: (Int) -> Void = { _ in }
-    ) {
         let fill = background.xrgb
         let width = geometry.screen.width, height = geometry.screen.height
-        for y in rows {
-            let panelRow = backwards ? height - 1 - y : y
-            defer { rowDone(panelRow) }
-            let row = panelRowPointer(panelRow)
-            // The screen's columns a..<b in the panel row.
-            func fillColumns(_ a: Int, _ b: Int) {
-                guard a < b else { return }
-                (row + (backwards ? width - b : a)).update(repeating: fill, count: b - a)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: dimming == nil ? 0 : width) { scratch in
+            for y in rows {
+                let panelRow = surface.row(backwards ? height - 1 - y : y)
+                let row = dimming == nil ? panelRow : scratch.baseAddress!
+                // The screen's columns a..<b in the row.
+                func fillColumns(_ a: Int, _ b: Int) {
+                    guard a < b else { return }
+                    (row + (backwards ? width - b : a)).update(repeating: fill, count: b - a)
+                }
+                var x = 0
+                for picture in placed {
+                    guard let span = picture.span(onRow: y, screenWidth: width) else { continue }
+                    fillColumns(x, span.x)
+                    if backwards { picture.drawBackwards(span, into: row, rowWidth: width) } else { picture.draw(span, into: row) }
+                    x = span.x + span.count
+                }
+                fillColumns(x, width)
+                dimming?.apply(row, count: width, into: panelRow)
             }
-            var x = 0
-            for picture in placed {
-                guard let span = picture.span(onRow: y, screenWidth: width) else { continue }
-                fillColumns(x, span.x)
-                if backwards { picture.drawBackwards(span, into: row, rowWidth: width) } else { picture.draw(span, into: row) }
-                x = span.x + span.count
-            }
-            fillColumns(x, width)
         }
     }
 
