@@ -319,7 +319,7 @@ struct PipedFinger {
         try pir.writer.send(InputCode.key, 30, 1)  // KEY_A: not a presence key
         try pir.writer.report()
         try show.run { _ in sensed() == [true, false] }
-        try pir.writer.send(PresenceInputs.switchType, 0x0b, 1)  // SW_FRONT_PROXIMITY: near
+        try pir.writer.send(InputCode.switchEvent, 0x0b, 1)  // SW_FRONT_PROXIMITY: near
         try pir.writer.report()
         try show.run { _ in sensed() == [true, false, true] }
         pir.writer.unplug()

@@ -154,12 +154,12 @@ import Testing
     @Test func anySensorHeldHoldsAndAnUnpluggedOneLetsGo() {
         let inputs = PresenceInputs(keys: [143], switches: [0x0b])
         #expect(inputs.contains(key(143, 1)) && !inputs.contains(key(30, 1)))
-        #expect(inputs.contains(InputEvent(type: PresenceInputs.switchType, code: 0x0b, value: 1, time: 0)))
+        #expect(inputs.contains(InputEvent(type: InputCode.switchEvent, code: 0x0b, value: 1, time: 0)))
         #expect(!inputs.contains(InputEvent(type: 3, code: 0x0b, value: 1, time: 0)), "an axis with the switch's number is no switch")
         var sensors = PresenceSensors()
         sensors.take(key(143, 1), from: "hall")
         sensors.take(key(143, 2), from: "hall")  // autorepeat: still down
-        sensors.take(InputEvent(type: PresenceInputs.switchType, code: 0x0b, value: 1, time: 0), from: "door")
+        sensors.take(InputEvent(type: InputCode.switchEvent, code: 0x0b, value: 1, time: 0), from: "door")
         sensors.take(key(143, 0), from: "hall")
         #expect(sensors.isHeld, "the door's switch still says someone is near")
         let hallHeld = sensors.forget(device: "hall"), doorHeld = sensors.forget(device: "door")

@@ -15,9 +15,6 @@ public struct PresenceInputs: Equatable, Sendable {
 
     /// The names the setting has unless the config says otherwise.
     public static let defaultNames = ["KEY_WAKEUP", "SW_FRONT_PROXIMITY"]
-    /// `EV_SW`.
-    public static let switchType: UInt16 = 5
-
     public init(keys: Set<UInt16> = [], switches: Set<UInt16> = []) {
         self.keys = keys
         self.switches = switches
@@ -29,7 +26,7 @@ public struct PresenceInputs: Equatable, Sendable {
     public func contains(_ event: InputEvent) -> Bool {
         switch event.type {
         case InputCode.key: return keys.contains(event.code)
-        case Self.switchType: return switches.contains(event.code)
+        case InputCode.switchEvent: return switches.contains(event.code)
         default: return false
         }
     }
@@ -73,26 +70,14 @@ extension SettingFormat where Value == [String] {
     /// the settings.
     static var presenceKeys: Self {
         SettingFormat(read: { value in
-            let example = "expected a list of kernel key and switch names, e.g. [\"KEY_WAKEUP\", \"SW_FRONT_PROXIMITY\"], or \"none\""
-            let names: [String]
-            switch value {
-            case .list(let values):
-                names = try values.map { entry in
-                    guard case .string(let name) = entry else { throw SettingProblem(example) }
-                    return name
-                }
-            case .string("none"):
-                names = []
-            case .string(let text):
-                names = text.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
-            default:
-                throw SettingProblem(example)
+            if value == .string("none") { return [] }
+            guard let names = value.names else {
+                throw SettingProblem("expected a list of kernel key and switch names, e.g. [\"KEY_WAKEUP\", \"SW_FRONT_PROXIMITY\"], or \"none\"")
             }
             for name in names where !["KEY_", "BTN_", "SW_"].contains(where: name.hasPrefix) {
                 throw SettingProblem("a presence input is a key (KEY_... or BTN_...) or a switch (SW_...), as evtest shows them", value: name)
             }
-            var seen = Set<String>()
-            return names.filter { seen.insert($0).inserted }
+            return names
         }, write: { $0.isEmpty ? .string("none") : .list($0.map(SettingValue.string)) })
     }
 }

@@ -21,6 +21,7 @@ public enum InputCode {
     public static let synchronisation: UInt16 = 0  // EV_SYN
     public static let key: UInt16 = 1  // EV_KEY
     public static let absolute: UInt16 = 3  // EV_ABS
+    public static let switchEvent: UInt16 = 5  // EV_SW
     public static let report: UInt16 = 0  // SYN_REPORT
     public static let dropped: UInt16 = 3  // SYN_DROPPED
     public static let x: UInt16 = 0x00  // ABS_X

@@ -96,25 +96,13 @@ extension SettingFormat where Value == [String] {
     /// `groups`: a list of names, or (from a flag) names separated by commas.
     static var mqttGroups: Self {
         SettingFormat(read: { value in
-            let names: [String]
-            switch value {
-            case .list(let values):
-                names = try values.map { entry in
-                    guard case .string(let name) = entry else { throw SettingProblem("expected a list of group names, e.g. [\"lobby\", \"shop\"]") }
-                    return name
-                }
-            case .string(let text):
-                names = text.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
-            default:
-                throw SettingProblem("expected a list of group names, e.g. [\"lobby\", \"shop\"]")
-            }
+            guard let names = value.names else { throw SettingProblem("expected a list of group names, e.g. [\"lobby\", \"shop\"]") }
             for name in names where !MQTTSettings.isName(name) {
                 throw SettingProblem(
                     "a group is named with letters, digits, _ and -, at most \(MQTTSettings.maximumNameLength), e.g. \"\(MQTTTopics.topicSafe(name))\"",
                     value: name)
             }
-            var seen = Set<String>()
-            return names.filter { seen.insert($0).inserted }
+            return names
         }, write: { .list($0.map(SettingValue.string)) })
     }
 }

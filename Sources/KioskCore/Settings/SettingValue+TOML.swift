@@ -38,3 +38,26 @@ extension SettingValue {
         return out + "\""
     }
 }
+
+extension SettingValue {
+    /// Names as a list of strings, or (from a flag) one string of names
+    /// separated by commas, each trimmed, empty ones left out; repeats
+    /// dropped, the first kept. Nil for any other value: the format says
+    /// what it expected.
+    var names: [String]? {
+        let names: [String]
+        switch self {
+        case .list(let values):
+            var strings: [String] = []
+            for case .string(let name) in values { strings.append(name) }
+            guard strings.count == values.count else { return nil }
+            names = strings
+        case .string(let text):
+            names = text.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+        default:
+            return nil
+        }
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+}
