@@ -27,7 +27,9 @@ import Testing
         #expect(brightness.nextChange(after: at(21), utcOffset: utc) == at(23))
         #expect(brightness.nextChange(after: at(23.5), utcOffset: utc) == at(24 + 7), "overnight to the morning")
         #expect(brightness.percent(at: at(2), utcOffset: utc) == 40, "woken in its off hours: its lowest level")
-        #expect(brightness.offHours?.isOn(at: at(3), utcOffset: utc) == true && brightness.offHours?.isOn(at: at(12), utcOffset: utc) == false)
+        #expect(brightness.level(at: at(3), utcOffset: utc) == .off && brightness.level(at: at(12), utcOffset: utc) != .off && brightness.turnsOff)
+        let neverOff = try Brightness(parsing: "07:00 100%, 21:00 40%"), allDayOff = try Brightness(parsing: "07:00 off")
+        #expect(!neverOff.turnsOff && allDayOff.turnsOff)
     }
 
     /// Its `off` hours are off-hours for the display, beside display_schedule's.

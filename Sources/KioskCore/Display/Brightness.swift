@@ -99,10 +99,8 @@ public struct Brightness: Hashable, Sendable, CustomStringConvertible {
         return periods.compactMap { if case .percent(let percent) = $0.level { percent } else { nil } }.min() ?? 100
     }
 
-    /// The hours it says off; nil when it never does.
-    public var offHours: DisplaySchedule? { periods.first { $0.level == .off }.flatMap(\.hours) }
-    /// True when it is off all day (`brightness = "07:00 off"`).
-    public var alwaysOff: Bool { periods == [Period(level: .off, hours: nil)] }
+    /// True when it switches the display off at some hours (or all day: `"07:00 off"`).
+    public var turnsOff: Bool { periods.contains { $0.level == .off } }
 
     /// The next moment after `utc` the level changes; nil for one level all day.
     public func nextChange(after utc: Int64, utcOffset: (Int64) -> Int) -> Int64? {

@@ -36,7 +36,7 @@ public struct DisplayPower: Sendable, Hashable {
         switch request {
         case .on: return "on"
         case .off: return "off"
-        case .auto: return schedule == nil && brightness.offHours == nil && !brightness.alwaysOff ? "on" : "schedule"
+        case .auto: return schedule == nil && !brightness.turnsOff ? "on" : "schedule"
         }
     }
 
