@@ -69,6 +69,10 @@ let package = Package(
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // libyuv ships no pkg-config file: the module map links it by name.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        // Text: libraqm (FriBidi's order, HarfBuzz's shaping) on FreeType's faces and glyphs.
+        .systemLibrary(name: "CRaqm", pkgConfig: "raqm", providers: [.apt(["libraqm-dev", "libfreetype-dev"])]),
+        // Fonts by family name, and the fallback for each character the family lacks.
+        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         .systemLibrary(
             name: "CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
@@ -92,6 +96,10 @@ let package = Package(
         .target(
             name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF", "CWebP", "CHEIF", "CAVIF", "CYUV"],
             swiftSettings: pixelLoopsOptimised),
+
+        // Words to pixels: fonts found by fontconfig, laid out by libraqm,
+        // drawn by FreeType into premultiplied ARGB layers for the compositor.
+        .target(name: "TextRendering", dependencies: ["KioskCore", "KioskRendering", "CRaqm", "CFontconfig"], swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CDRM"]),
@@ -168,6 +176,7 @@ let package = Package(
             name: "KioskCoreTests",
             dependencies: ["KioskCore", "TestSupport"] + propertyBased.product),
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore", "TestSupport"]),
+        .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering", "KioskRendering", "KioskCore", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),

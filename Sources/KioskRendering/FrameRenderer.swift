@@ -25,10 +25,13 @@ public struct FrameRenderer: Sendable {
     /// Draws into a buffer that holds an earlier frame, described by
     /// `contents` (see ``StripCompositor/compose(into:position:playlist:contents:picture:)``).
     public func draw(
-        into surface: PixelSurface, position: Double, playlist: CircularIndex, brightness: Int = 100, contents: inout BufferContents,
-        picture: (Int) -> RasterImage?
+        into surface: PixelSurface, position: Double, playlist: CircularIndex, brightness: Int = 100, overlays: [PlacedOverlay] = [],
+        caption: (Int) -> OverlayLayer? = { _ in nil }, contents: inout BufferContents, picture: (Int) -> RasterImage?
     ) {
-        draw(into: surface, cells: compositor.geometry.cells(at: position, playlist: playlist), brightness: brightness, contents: &contents) {
+        draw(
+            into: surface, cells: compositor.geometry.cells(at: position, playlist: playlist), brightness: brightness, overlays: overlays,
+            caption: { if case .item(let item) = $0 { caption(item) } else { nil } }, contents: &contents
+        ) {
             if case .item(let item) = $0 { picture(item) } else { nil }
         }
     }
@@ -37,10 +40,12 @@ public struct FrameRenderer: Sendable {
     /// each pixel written once, straight to its turned place on the panel.
     /// `brightness` below 100 dims the frame (software dimming).
     public func draw(
-        into surface: PixelSurface, cells: [StripCell], brightness: Int = 100, contents: inout BufferContents,
-        picture: (StripCell.Content) -> RasterImage?
+        into surface: PixelSurface, cells: [StripCell], brightness: Int = 100, overlays: [PlacedOverlay] = [],
+        caption: (StripCell.Content) -> OverlayLayer? = { _ in nil }, contents: inout BufferContents, picture: (StripCell.Content) -> RasterImage?
     ) {
         precondition(surface.size == panel, "surface \(surface.size) is not the panel \(panel)")
-        compositor.compose(into: surface, cells: cells, turnedBy: rotation, brightness: brightness, contents: &contents, picture: picture)
+        compositor.compose(
+            into: surface, cells: cells, turnedBy: rotation, brightness: brightness, overlays: overlays, caption: caption, contents: &contents,
+            picture: picture)
     }
 }

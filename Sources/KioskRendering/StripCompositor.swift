@@ -59,8 +59,15 @@ public struct StripCompositor: Sendable {
     /// `brightness` below 100 dims every pixel written to that percent of
     /// itself (software dimming, where the panel has no backlight to turn
     /// down): a buffer dimmed otherwise is drawn whole again.
+    ///
+    /// `overlays` (text) are blended over the strip, in order, each row of
+    /// them into the row being composed before it is written: the panel's
+    /// memory is still written once and never read. A picture's `caption`
+    /// comes first, placed on it (``captionPlacement(of:onPictureAt:size:cell:)``)
+    /// and clipped to its cell, so it slides with it and shows where it shows.
     public func compose(
         into surface: PixelSurface, cells: [StripCell], turnedBy rotation: Rotation = .none, brightness: Int = 100,
+        overlays: [PlacedOverlay] = [], caption: (StripCell.Content) -> OverlayLayer? = { _ in nil },
         contents: inout BufferContents, picture: (StripCell.Content) -> RasterImage?
     ) {
         precondition(surface.size == rotation.logicalSize(of: geometry.screen),
@@ -72,35 +79,53 @@ public struct StripCompositor: Sendable {
         }
         var pictureRows: Range<Int>?
         for rows in placed.compactMap(\.rows) { pictureRows = pictureRows?.spanning(rows) ?? rows }
+        let captions = placed.compactMap { picture -> PlacedOverlay? in
+            guard picture.cell.scale == 1, let layer = caption(picture.cell.content) else { return nil }
+            return Self.captionPlacement(of: layer, onPictureAt: PixelRect(x: picture.x, y: picture.y, width: picture.drawn.width, height: picture.drawn.height), cell: picture.cell)
+        }
+        let layers = (captions + overlays).compactMap { PanelOverlay($0, screen: geometry.screen, rotation: rotation) }
+        var overlayRows: Range<Int>?
+        for layer in layers { overlayRows = overlayRows?.spanning(layer.screenRows) ?? layer.screenRows }
         let rows: Range<Int>
         if contents.isComplete && contents.background == background && contents.rotation == rotation && contents.brightness == brightness {
-            switch (contents.pictureRows, pictureRows) {
-            case (nil, nil): rows = 0..<0
-            case (let old?, nil): rows = old
-            case (nil, let new?): rows = new
-            case (let old?, let new?): rows = old.spanning(new)
-            }
+            rows = [contents.pictureRows, pictureRows, contents.overlayRows, overlayRows].compactMap { $0 }
+                .reduce(nil as Range<Int>?) { $0?.spanning($1) ?? $1 } ?? 0..<0
         } else {
             rows = 0..<geometry.screen.height
         }
-        contents = BufferContents(pictureRows: pictureRows, background: background, rotation: rotation, brightness: brightness)
+        contents = BufferContents(pictureRows: pictureRows, overlayRows: overlayRows, background: background, rotation: rotation, brightness: brightness)
         let dimming = brightness < 100 ? Dimming(percent: brightness) : nil
         switch rotation {
-        case .none: composeRows(rows, of: placed, into: surface, backwards: false, dimming: dimming)
-        case .half: composeRows(rows, of: placed, into: surface, backwards: true, dimming: dimming)
+        case .none: composeRows(rows, of: placed, overlays: layers, into: surface, backwards: false, dimming: dimming)
+        case .half: composeRows(rows, of: placed, overlays: layers, into: surface, backwards: true, dimming: dimming)
         case .quarter, .threeQuarters:
-            guard let dimming, !rows.isEmpty else { return composeColumns(rows, of: placed, into: surface, rotation: rotation) }
-            // Composed in ordinary memory, then the band of each panel row those screen rows are, written dimmed.
+            guard dimming != nil || !layers.isEmpty, !rows.isEmpty else { return composeColumns(rows, of: placed, into: surface, rotation: rotation) }
+            // Composed in ordinary memory, the overlays blended in, then the
+            // band of each panel row those screen rows are, written (dimmed).
             let height = geometry.screen.height
             let columns = rotation == .quarter ? (height - rows.upperBound)..<(height - rows.lowerBound) : rows
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: surface.size.pixelCount) { scratch in
                 let composed = PixelSurface(base: UnsafeMutableRawPointer(scratch.baseAddress!), size: surface.size, bytesPerRow: surface.size.width * 4)
                 composeColumns(rows, of: placed, into: composed, rotation: rotation)
                 for y in 0..<surface.size.height {
-                    dimming.apply(composed.row(y) + columns.lowerBound, count: columns.count, into: surface.row(y) + columns.lowerBound)
+                    for layer in layers { layer.blend(intoPanelRow: y, composed.row(y)) }
+                    if let dimming {
+                        dimming.apply(composed.row(y) + columns.lowerBound, count: columns.count, into: surface.row(y) + columns.lowerBound)
+                    } else {
+                        (surface.row(y) + columns.lowerBound).update(from: composed.row(y) + columns.lowerBound, count: columns.count)
+                    }
                 }
             }
         }
+    }
+
+    /// Where a caption sits on its picture (`picture`, its rectangle on the
+    /// screen): centred across it, its bottom a thirtieth of the picture's
+    /// height above the picture's bottom edge, clipped to the picture's cell.
+    public static func captionPlacement(of layer: OverlayLayer, onPictureAt picture: PixelRect, cell: StripCell) -> PlacedOverlay {
+        let x = picture.x + (picture.width - layer.size.width) / 2
+        let y = picture.y + picture.height - picture.height / 30 - layer.size.height
+        return PlacedOverlay(layer, x: x, y: max(picture.y, y), clip: PixelRect(x: cell.x, y: cell.y, width: cell.size.width, height: cell.size.height))
     }
 
     /// Software dimming: each channel scaled to `percent` of itself, rounded.
@@ -127,13 +152,17 @@ public struct StripCompositor: Sendable {
     /// Dimmed, each row is composed in ordinary memory first and written
     /// dimmed: a display's buffer may be mapped write-combined, where
     /// reading pixels back is slow.
-    private func composeRows(_ rows: Range<Int>, of placed: [PlacedPicture], into surface: PixelSurface, backwards: Bool, dimming: Dimming?) {
+    private func composeRows(
+        _ rows: Range<Int>, of placed: [PlacedPicture], overlays: [PanelOverlay], into surface: PixelSurface, backwards: Bool, dimming: Dimming?
+    ) {
         let fill = background.xrgb
         let width = geometry.screen.width, height = geometry.screen.height
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: dimming == nil ? 0 : width) { scratch in
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: dimming == nil && overlays.isEmpty ? 0 : width) { scratch in
             for y in rows {
-                let panelRow = surface.row(backwards ? height - 1 - y : y)
-                let row = dimming == nil ? panelRow : scratch.baseAddress!
+                let panelY = backwards ? height - 1 - y : y
+                let panelRow = surface.row(panelY)
+                let covered = overlays.contains { $0.panel.y <= panelY && panelY < $0.panel.y + $0.panel.height }
+                let row = dimming == nil && !covered ? panelRow : scratch.baseAddress!
                 // The screen's columns a..<b in the row.
                 func fillColumns(_ a: Int, _ b: Int) {
                     guard a < b else { return }
@@ -147,7 +176,9 @@ public struct StripCompositor: Sendable {
                     x = span.x + span.count
                 }
                 fillColumns(x, width)
-                dimming?.apply(row, count: width, into: panelRow)
+                guard row != panelRow else { continue }
+                for overlay in overlays { overlay.blend(intoPanelRow: panelY, row) }
+                if let dimming { dimming.apply(row, count: width, into: panelRow) } else { panelRow.update(from: row, count: width) }
             }
         }
     }
@@ -199,6 +230,8 @@ public struct StripCompositor: Sendable {
 public struct BufferContents: Sendable, Equatable {
     /// The rows any picture covered; nil when none did.
     public fileprivate(set) var pictureRows: Range<Int>?
+    /// The screen rows any overlay covered; nil when none did.
+    public fileprivate(set) var overlayRows: Range<Int>?
     /// The colour everything else was filled with; nil until a whole frame
     /// has been composed into the buffer.
     public fileprivate(set) var background: RGBColor?
@@ -211,8 +244,9 @@ public struct BufferContents: Sendable, Equatable {
     /// A buffer with unknown contents: the next frame draws every row.
     public init() {}
 
-    fileprivate init(pictureRows: Range<Int>?, background: RGBColor, rotation: Rotation, brightness: Int) {
+    fileprivate init(pictureRows: Range<Int>?, overlayRows: Range<Int>?, background: RGBColor, rotation: Rotation, brightness: Int) {
         self.pictureRows = pictureRows
+        self.overlayRows = overlayRows
         self.background = background
         self.rotation = rotation
         self.brightness = brightness
@@ -224,6 +258,40 @@ public struct BufferContents: Sendable, Equatable {
 extension Range where Bound == Int {
     fileprivate func spanning(_ other: Range<Int>) -> Range<Int> {
         Swift.min(lowerBound, other.lowerBound)..<Swift.max(upperBound, other.upperBound)
+    }
+}
+
+/// An overlay where it lands on the panel: the panel rectangle it shows in,
+/// and how far its stored (turned) pixels are from the panel's.
+private struct PanelOverlay {
+    let layer: OverlayLayer
+    /// The screen rows it shows in (upright).
+    let screenRows: Range<Int>
+    /// The panel rectangle it shows in.
+    let panel: PixelRect
+    /// The panel point of the layer's stored pixel (0, 0).
+    let offset: (x: Int, y: Int)
+
+    init?(_ placed: PlacedOverlay, screen: PixelSize, rotation: Rotation) {
+        precondition(placed.layer.rotation == rotation, "an overlay turned \(placed.layer.rotation.rawValue) degrees on a panel turned \(rotation.rawValue)")
+        guard let visible = placed.visibleRect(onScreen: screen) else { return nil }
+        layer = placed.layer
+        screenRows = visible.y..<(visible.y + visible.height)
+        panel = rotation.panelRect(of: visible, screen: screen)
+        // Turning is the same for the layer and the screen, so the two differ by a translation.
+        let corner = rotation.panelPoint(ofScreenX: placed.x, y: placed.y, screen: screen)
+        let inLayer = rotation.panelPoint(ofScreenX: 0, y: 0, screen: placed.layer.size)
+        offset = (corner.x - inLayer.x, corner.y - inLayer.y)
+    }
+
+    /// Blends its part of panel row `y` into `row` (that panel row's pixels).
+    func blend(intoPanelRow y: Int, _ row: UnsafeMutablePointer<UInt32>) {
+        guard y >= panel.y, y < panel.y + panel.height else { return }
+        let stored = layer.storedSize
+        layer.pixels.withUnsafeBufferPointer { pixels in
+            let source = pixels.baseAddress! + (y - offset.y) * stored.width + (panel.x - offset.x)
+            OverlayLayer.blend(source, count: panel.width, over: row + panel.x)
+        }
     }
 }
 

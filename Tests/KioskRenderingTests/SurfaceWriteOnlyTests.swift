@@ -30,17 +30,22 @@ import Testing
             let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey), rotation: rotation)
             var noisy = noise(renderer.panel, seed: 99), zeroed = RasterImage(size: renderer.panel, filledWith: .black)
             var contents = (BufferContents(), BufferContents())
+            // Text over it, half transparent: a caption on each picture, and a clock that comes and goes.
+            let text = OverlayLayer(upright: [UInt32](repeating: 0x8040_4040, count: 30 * 8), size: PixelSize(width: 30, height: 8), turnedBy: rotation)
             // Dimmed in software too (brightness below 100).
-            for (position, brightness) in [(0.0, 100), (0.3, 40), (0.3, 40), (1.7, 100), (-0.4, 25), (2, 25)] {
+            for (step, (position, brightness)) in [(0.0, 100), (0.3, 40), (0.3, 40), (1.7, 100), (-0.4, 25), (2, 25)].enumerated() {
+                let clock = step % 2 == 0 ? [PlacedOverlay(text, x: 280, y: 165)] : []
                 noisy.withSurface { surface in
-                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), brightness: brightness, contents: &contents.0) {
-                        pictures[$0]
-                    }
+                    renderer.draw(
+                        into: surface, position: position, playlist: CircularIndex(count: 3), brightness: brightness, overlays: clock,
+                        caption: { _ in text }, contents: &contents.0
+                    ) { pictures[$0] }
                 }
                 zeroed.withSurface { surface in
-                    renderer.draw(into: surface, position: position, playlist: CircularIndex(count: 3), brightness: brightness, contents: &contents.1) {
-                        pictures[$0]
-                    }
+                    renderer.draw(
+                        into: surface, position: position, playlist: CircularIndex(count: 3), brightness: brightness, overlays: clock,
+                        caption: { _ in text }, contents: &contents.1
+                    ) { pictures[$0] }
                 }
                 #expect(noisy.pixels == zeroed.pixels, "rotation \(rotation), position \(position), brightness \(brightness)")
             }

@@ -123,3 +123,24 @@ public func chooseCRTC(current: UInt32?, possibleMasks: [UInt32], crtcs: [UInt32
     }
     return nil
 }
+
+extension Rotation {
+    /// Where the screen's (upright) point (`x`, `y`) lands on the panel, for
+    /// a screen of `screen` size: a quarter turn (clockwise) makes screen
+    /// column x panel row x, and screen row y panel column `height - 1 - y`.
+    public func panelPoint(ofScreenX x: Int, y: Int, screen: PixelSize) -> (x: Int, y: Int) {
+        switch self {
+        case .none: return (x, y)
+        case .half: return (screen.width - 1 - x, screen.height - 1 - y)
+        case .quarter: return (screen.height - 1 - y, x)
+        case .threeQuarters: return (y, screen.width - 1 - x)
+        }
+    }
+
+    /// The panel rectangle a screen rectangle lands on.
+    public func panelRect(of rect: PixelRect, screen: PixelSize) -> PixelRect {
+        let a = panelPoint(ofScreenX: rect.x, y: rect.y, screen: screen)
+        let b = panelPoint(ofScreenX: rect.x + rect.width - 1, y: rect.y + rect.height - 1, screen: screen)
+        return PixelRect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(a.x - b.x) + 1, height: abs(a.y - b.y) + 1)
+    }
+}

@@ -205,6 +205,50 @@ public struct PowerSettings: Hashable, Sendable {
     public init() {}
 }
 
+/// Words on the screen: captions from the pictures, a clock, messages.
+public struct TextSettings: Hashable, Sendable {
+    /// What each picture's caption says; nil (`""`): no captions.
+    public var caption: CaptionTemplate? = nil
+    /// Lines a caption may take; more are cut with an ellipsis.
+    public var captionLines = 2
+    /// The clock's strftime pattern; nil (`"none"`): no clock.
+    public var clock: StrftimePattern? = nil
+    public var clockCorner = ScreenCorner.bottomRight
+    /// A fontconfig family; characters it lacks come from other installed fonts.
+    public var font = "sans-serif"
+    public var size = TextSize(points: 20)
+    public var colour = RGBColor(red: 255, green: 255, blue: 255)
+    public var legibility = TextLegibility.outline
+    /// The locale dates are written in (`de_DE.UTF-8`); nil: the environment's (LC_ALL, LC_TIME, LANG).
+    public var locale: String? = nil
+
+    public init() {}
+
+    /// How captions look on a screen `screen` pixels tall, on a picture `width` pixels wide.
+    public func captionAppearance(screenHeight: Int, pictureWidth: Int) -> TextAppearance {
+        TextAppearance(
+            family: font, pixelSize: size.pixels(onScreenHeight: screenHeight), colour: colour, legibility: legibility,
+            maxWidth: pictureWidth * 9 / 10, maxLines: captionLines)
+    }
+
+    /// How the clock looks: the text's size, one line.
+    public func clockAppearance(screen: PixelSize) -> TextAppearance {
+        TextAppearance(
+            family: font, pixelSize: size.pixels(onScreenHeight: screen.height), colour: colour, legibility: legibility,
+            maxWidth: screen.width / 2, maxLines: 1)
+    }
+
+    /// How a message looks: a banner, a quarter larger than the text, on a band whatever the style.
+    public func messageAppearance(screen: PixelSize) -> TextAppearance {
+        TextAppearance(
+            family: font, pixelSize: size.pixels(onScreenHeight: screen.height) * 5 / 4, colour: colour, legibility: .band,
+            maxWidth: screen.width * 9 / 10, maxLines: 3)
+    }
+
+    /// The gap between the clock and the screen's edges, and above a message: half the text's size.
+    public func margin(screenHeight: Int) -> Int { max(2, size.pixels(onScreenHeight: screenHeight) / 2) }
+}
+
 /// Everything the operator can set, with the defaults a kiosk starts from.
 ///
 /// Settings are layered: defaults, then the config file, then command-line
@@ -226,6 +270,8 @@ public struct KioskSettings: Hashable, Sendable {
     public var input = InputSettings()
     public var folder = FolderSettings()
     public var power = PowerSettings()
+    /// Captions, the clock and messages.
+    public var text = TextSettings()
     /// The `[mqtt]` table: Home Assistant and fleets.
     public var mqtt = MQTTSettings()
     /// Where kioskd keeps what outlives it (the centred picture, to resume

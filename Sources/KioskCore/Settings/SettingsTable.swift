@@ -142,6 +142,35 @@ extension KioskSettings {
         SettingDescriptor(
             "state_dir", \.stateDirectory, .stateDirectory, flag: .show, valueName: "path", reload: .restart,
             help: "Where the centred picture is kept to resume on, or none."),
+        // Words on the screen.
+        SettingDescriptor(
+            "caption", \.text.caption, .caption, flag: .drawing, valueName: "template", reload: .live,
+            help: "What each picture's caption says, e.g. \"{title}\\n{date:%e %B %Y}\": {title} (EXIF ImageDescription, else XMP dc:title, dc:description, else the IPTC caption), {date} or {date:strftime pattern} (when it was taken), {file} (its name without extension), {folder}; \"\" for none. A line whose fields are all empty is left out."),
+        SettingDescriptor(
+            "caption_lines", \.text.captionLines, .captionLines, flag: .drawing, valueName: "n", reload: .live,
+            help: "Lines a caption may wrap to (1 to 10); the last is cut with an ellipsis."),
+        SettingDescriptor(
+            "clock", \.text.clock, .clock, flag: .drawing, valueName: "pattern", reload: .live,
+            help: "A clock in a corner, as a strftime pattern: \"%H:%M\", \"%a %e %b  %H:%M\"; or none. It changes at each minute's turn, so seconds are refused."),
+        SettingDescriptor(
+            "clock_corner", \.text.clockCorner, .word(expected: "top-left, top-right, bottom-left or bottom-right"), flag: .drawing, valueName: "corner", reload: .live,
+            help: "Where the clock is: top-left, top-right, bottom-left or bottom-right."),
+        SettingDescriptor(
+            "text_font", \.text.font, .fontFamily, flag: .drawing, valueName: "family", reload: .live,
+            help: "The font family, as fontconfig names it (\"DejaVu Sans\", \"Noto Serif\", sans-serif). Characters it lacks (Arabic, CJK, emoji) come from other installed fonts."),
+        SettingDescriptor(
+            "text_size", \.text.size, .textSize, flag: .drawing, valueName: "pt", reload: .live,
+            help: "Text size in points, relative to the screen's height (a point is 1/72 inch on a 1080-line screen at 96 dpi, so 20 is 27 pixels there, 53 at 4K). Messages are a quarter larger."),
+        SettingDescriptor(
+            "text_colour", \.text.colour, .colour, flag: .drawing, valueName: "rrggbb", reload: .live,
+            help: "Text colour as RRGGBB."),
+        SettingDescriptor(
+            "text_style", \.text.legibility, .word(expected: "outline, shadow, band or none"), flag: .drawing, valueName: "style", reload: .live,
+            help: "What keeps text legible on any picture: outline (a dark border round each letter), shadow, band (a translucent band behind it) or none. Messages always have a band."),
+        SettingDescriptor(
+            "locale", \.text.locale, .locale, flag: .drawing, valueName: "name", reload: .live,
+            unwritten: "the environment's (LC_ALL, LC_TIME, LANG)",
+            help: "The locale dates are written in, e.g. de_DE.UTF-8 (it must be installed: locale -a)."),
         // Home Assistant and fleets over MQTT.
         SettingDescriptor(
             "broker", in: "mqtt", \.mqtt.broker, .mqttBroker, flag: .show, valueName: "url", reload: .reconnect,
