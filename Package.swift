@@ -141,7 +141,7 @@ let package = Package(
             name: "KioskApp",
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "LinuxPlatform",
-                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC", "MQTTClient",
+                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC", "MQTTClient", "TextRendering",
             ]),
 
         .executableTarget(

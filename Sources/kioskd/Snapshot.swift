@@ -37,6 +37,12 @@ struct Snapshot: ParsableCommand {
     @Option(help: ArgumentHelp("With --zoom: the point of the picture put in the middle, each 0 to 1 of its width and height. Default 0.5,0.5.", valueName: "x,y"))
     var focus: String = "0.5,0.5"
 
+    @Option(help: ArgumentHelp("A message over everything, as kioskctl message shows it (\\n in it is a line break).", valueName: "text"))
+    var message: String?
+
+    @Option(help: ArgumentHelp("The time the clock shows, in seconds since the epoch (date +%s). Default: now.", valueName: "seconds"))
+    var time: Double?
+
     /// `--focus` as two numbers in 0...1.
     var focusPoint: (x: Double, y: Double)? {
         let parts = focus.split(separator: ",").map { Double(String($0.filter { $0 != " " })) }
@@ -54,6 +60,10 @@ struct Snapshot: ParsableCommand {
             throw ValidationError("--position must be a finite number (got \(position))")
         }
         guard frame >= 0 else { throw ValidationError("--frame must be 0 or more (got \(frame))") }
+        if let time, !time.isFinite || time < 0 { throw ValidationError("--time must be seconds since the epoch, like date +%s gives (got \(time))") }
+        if let message, message.utf8.count > ControlRequest.maximumMessageBytes {
+            throw ValidationError("--message: at most \(ControlRequest.maximumMessageBytes) bytes of text")
+        }
     }
 
     func run() throws {
@@ -65,6 +75,8 @@ struct Snapshot: ParsableCommand {
             if position == nil { snapshot.centredItem = index }
             snapshot.zoom = zoom
             snapshot.focus = focusPoint!
+            snapshot.message = message.map { Substring($0).replacingEscapedLineBreaks() }
+            snapshot.time = time
             job = snapshot
             result = try job.run()
         } catch {

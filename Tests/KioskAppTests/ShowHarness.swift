@@ -105,7 +105,15 @@ final class SimulatedShow {
             show: assembly.makeShow(on: screen, decoder: decoder, startAt: index, now: 0), clock: { [unowned self] in now })
         controller.subscribe { [unowned self] in events.append($0) }
         controller.show.drawClock = { [unowned self] in now }
+        controller.show.texts.wallClock = { [unowned self] in wallStart + now }
     }
+
+    /// The wall clock when the simulated show starts: Wednesday 26 November 2025, 14:00:00 UTC.
+    static let wallStart = 1_764_165_600.0
+    var wallStart: Double { Self.wallStart }
+
+    /// The show's text drawer (in line: layers are drawn at once).
+    var texts: InlineTextDrawer { show.texts.drawer as! InlineTextDrawer }
 
     /// Times the simulated loop woke (an event or a deadline), for "no wake-ups while off".
     private(set) var wakeUps = 0
@@ -114,9 +122,10 @@ final class SimulatedShow {
     func run(until end: Double) {
         for _ in 0..<1_000_000 {
             if !decoder.finished.isEmpty { show.picturesReady(at: now) }
+            if texts.hasFinished { show.textsReady(at: now) }
             show.update(at: now)
             // Decoded at once during the update (a zoom's sharp region): handed over at once, as the worker's descriptor wakes the loop.
-            if !decoder.finished.isEmpty { continue }
+            if !decoder.finished.isEmpty || texts.hasFinished { continue }
             let next = [screen.pendingFlipTime, show.nextWakeUp(at: now)].compactMap { $0 }.min()
             guard let next, next <= end else {
                 now = end
@@ -144,8 +153,11 @@ final class SimulatedShow {
     func stall(_ seconds: Double) { now += seconds }
 
     /// What `kioskd snapshot` draws for the same settings at `position`.
-    func snapshot(at position: Double) throws -> RasterImage {
-        try SnapshotJob(settings: settings, screen: screen.panelSize, position: position).run().frame
+    func snapshot(at position: Double, message: String? = nil) throws -> RasterImage {
+        var job = SnapshotJob(settings: settings, screen: screen.panelSize, position: position)
+        job.time = wallStart + now
+        job.message = message
+        return try job.run().frame
     }
 }
 

@@ -21,13 +21,26 @@ private func message(_ line: String) -> String? {
         ("goto Summer holiday 2.jpg", .goto(.file("Summer holiday 2.jpg"))), ("goto .hidden.jpg", .goto(.file(".hidden.jpg"))),
         ("pause", .pause), ("resume", .resume), ("status", .status), ("Status", .status),
         ("screenshot", .screenshot), ("watch", .watch),
+        ("message Closing in 15 minutes", .message(.show("Closing in 15 minutes", seconds: nil))),
+        ("message --for 10m Closing soon", .message(.show("Closing soon", seconds: 600))),
+        ("MESSAGE --for 90 Line one\\nline two", .message(.show("Line one\nline two", seconds: 90))),
+        ("message --clear", .message(.clear)),
     ])
     func everyCommandParses(line: String, request: ControlRequest) {
         #expect(parse(line) == .success(request))
     }
 
+    @Test func aMalformedMessageSaysWhatIsAccepted() {
+        #expect(message("message")?.hasPrefix("message takes the words to show") == true)
+        #expect(message("message --for 10m")?.hasPrefix("message takes the words to show") == true)
+        #expect(message("message --for 2d Closed")?.contains("--for takes 90s, 10m or 2h") == true)
+        #expect(message("message --for 0s Closed")?.contains("--for takes 90s, 10m or 2h") == true)
+        #expect(message("message --bold hi")?.hasPrefix("message takes the words to show") == true)
+        #expect(message("message " + String(repeating: "x", count: 1001)) == "message: at most 1000 bytes of text (got 1001)")
+    }
+
     @Test func malformedLinesSayWhatIsAccepted() {
-        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set"
+        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set, message"
         #expect(message("") == "empty line: send one command per line, one of \(known)")
         #expect(message("   \r") == "empty line: send one command per line, one of \(known)")
         #expect(message("jump") == "unknown command \"jump\": the commands are \(known)")
@@ -49,7 +62,7 @@ private func message(_ line: String) -> String? {
     /// What a client sent is echoed safely: control characters and quotes
     /// escaped, long text cut, so an error reply is always one clean line.
     @Test func clientTextInAnErrorIsEscapedAndCut() {
-        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set")
+        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set, message")
         let long = String(repeating: "z", count: 500)
         let reply = message(long)!
         #expect(reply.contains(String(repeating: "z", count: 64) + "...\""))

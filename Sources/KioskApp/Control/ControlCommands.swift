@@ -106,6 +106,10 @@ final class ControlCommands {
             return ControlReply.success([
                 "display_power": .string(power.requested), "panel": .string(controller.snapshot.panel.rawValue),
             ])
+        case .message(let request):
+            let shown = controller.message(request)
+            let remaining: JSONValue = shown?.expires.map { .double(($0 - controller.clock()).rounded()) } ?? .null
+            return ControlReply.success(["message": shown.map { .string($0.text) } ?? .null, "expires_in_s": remaining])
         case .watch, .screenshot:
             // The session answers these itself; never asked.
             return ControlReply.failure("\(request) is not answered here")

@@ -93,10 +93,11 @@ public struct DisplayJob {
         var sources: Sources?
         defer {
             show.worker.stop()
+            show.texts.stop()
             (sources?.folder.watcher ?? show.watcher).stop()
         }
         let reason = try system { () throws(SystemCallError) in
-            let loop = try ShowLoop(controller: show.controller, decoder: show.worker)
+            let loop = try ShowLoop(controller: show.controller, decoder: show.worker, texts: show.texts)
             let built = try makeSources(for: show, on: display)
             sources = built
             for source in built.all { try loop.add(source) }
@@ -161,6 +162,8 @@ public struct DisplayJob {
     private struct MadeShow {
         let watcher: FolderWatcher
         let worker: DecodeWorker
+        /// Captions, the clock and messages, drawn off the run loop.
+        let texts: TextWorker
         let controller: ShowController
         let control: ControlListener?
     }
@@ -188,18 +191,25 @@ public struct DisplayJob {
         let start = startingPicture(in: assembly.playlist, resume: settings.stateDirectory.map { ResumeFile(directory: $0) })
         let priority = tuning.workerPriority
         let worker: DecodeWorker
+        let texts: TextWorker
         do { worker = try DecodeWorker(recipe: assembly.recipe, priority: priority) } catch {
             watcher.stop()
             throw .system(error)
         }
-        let controller = ShowController(show: assembly.makeShow(on: display.screen, decoder: worker, startAt: start, now: MonotonicClock.now()))
+        do { texts = try TextWorker() } catch {
+            worker.stop()
+            watcher.stop()
+            throw .system(error)
+        }
+        let controller = ShowController(
+            show: assembly.makeShow(on: display.screen, decoder: worker, texts: texts, startAt: start, now: MonotonicClock.now()))
         let verbose = self.verbose, log = self.log
         let farewell = display.keeper.output == nil ? "bye" : "restoring the console"
         controller.subscribe { event in
             guard let line = event.logLine(verbose: verbose) else { return }
             if case .stopped = event { log(LogLine(line.text + "; " + farewell, priority: line.priority)) } else { log(line) }
         }
-        return MadeShow(watcher: watcher, worker: worker, controller: controller, control: control)
+        return MadeShow(watcher: watcher, worker: worker, texts: texts, controller: controller, control: control)
     }
 
     // MARK: The sources

@@ -1,6 +1,7 @@
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import LinuxPlatform
 
 /// One frame of the show, rendered offscreen: what `kioskd snapshot` writes
 /// and what the display scans out for the same state (including rotation:
@@ -25,6 +26,10 @@ public struct SnapshotJob: Sendable {
     /// decoded again from the file at the screen's resolution, as the show does.
     public var zoom = 1.0
     public var focus = (x: 0.5, y: 0.5)
+    /// A message shown as `kioskctl message` shows it.
+    public var message: String?
+    /// The wall-clock time the clock shows (seconds since the epoch); now when nil.
+    public var time: Double?
 
     public init(settings: KioskSettings, screen: PixelSize, position: Double, frame: Int = 0) {
         self.settings = settings
@@ -78,13 +83,42 @@ public struct SnapshotJob: Sendable {
             }
         }
         let zoomed = zoom > 1 ? zoomedView(pictures, assembly: assembly, at: position, log: &log) : nil
+        let texts = words(on: pictures, layout: layout, at: position)
+        log += texts.notes
         var image = RasterImage(size: screen, filledWith: settings.layout.background)
         image.withSurface { surface in
-            layout.renderer.draw(into: surface, position: position, playlist: pictures.index) {
+            var contents = BufferContents()
+            layout.renderer.draw(
+                into: surface, position: position, playlist: pictures.index, overlays: texts.shown.overlays(),
+                caption: { texts.shown.caption(for: pictures.key($0)) }, contents: &contents
+            ) {
                 pictureShown(forUnit: $0, in: pictures, zoomed: zoomed) { frames[$0] }
             }
         }
         return Result(frame: image, log: log, playlist: pictures.playlist.files, position: position)
+    }
+
+    /// The captions of the pictures on screen, the clock at ``time`` and the
+    /// message, drawn in line as the show's worker draws them; and their notes.
+    private func words(on pictures: DecodedPictures, layout: ShowLayout, at position: Double) -> (shown: ScreenTexts, notes: [String]) {
+        let time = self.time ?? WallClockTimer.preciseNow()
+        let texts = ScreenTexts(
+            settings: layout.text, screen: layout.geometry.screen, rotation: layout.renderer.rotation, drawer: InlineTextDrawer(),
+            wallClock: { time })
+        var notes: [String] = []
+        texts.note = { notes.append($0) }
+        if layout.text.caption != nil {
+            for slot in layout.geometry.visibleSlots(at: position) {
+                guard let unit = pictures.index.item(forSlot: slot.index), let file = pictures.key(unit).file, let picture = pictures.picture(unit) else { continue }
+                let key = pictures.key(unit)
+                texts.wantCaption(for: key, facts: CaptionFacts(path: file, info: pictures.info(of: key)), pictureWidth: picture.width)
+            }
+        }
+        if let message { texts.show(ScreenMessage(text: message, expires: nil)) }
+        // Each update collects what was drawn and asks for the clock.
+        _ = texts.update(at: 0)
+        _ = texts.update(at: 0)
+        return (texts, notes)
     }
 
     /// The centred slot's picture zoomed: a picture of the slot's size,

@@ -37,6 +37,8 @@ struct DecodedPictures {
     /// The strip's units: slot `k` shows unit `index.item(forSlot: k)`.
     var index: CircularIndex { CircularIndex(count: pairing?.unitCount ?? playlist.count) }
     var cachedBytes: Int { cache.bytes }
+    /// The pictures the show wants kept: the neighbourhood.
+    var wantedKeys: Set<PictureKey> { Set(cache.wanted) }
 
     /// The playlist items unit `unit` shows, left to right.
     func items(ofUnit unit: Int) -> [Int] { pairing?.items(ofUnit: unit) ?? [unit] }

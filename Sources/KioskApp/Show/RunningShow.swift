@@ -1,3 +1,4 @@
+import ImageCodecs
 import KioskCore
 import KioskRendering
 import LinuxPlatform
@@ -35,10 +36,11 @@ final class RunningShow {
     let pacer: FramePacer
     let zoom: ShowZoom
     let strip: StripContents
+    let texts: ScreenTexts
     /// Where the show's events go; the controller passes them on.
     var emit: (ShowEvent) -> Void = { _ in }
 
-    init(assembly: ShowAssembly, screen: any ShowScreen, decoder: any PictureDecoder, startAt index: Int, now: Double) {
+    init(assembly: ShowAssembly, screen: any ShowScreen, decoder: any PictureDecoder, texts drawer: any TextDrawer, startAt index: Int, now: Double) {
         layout = assembly.layout
         let decoded = assembly.makePictures()
         let start = decoded.stripSlot(ofItemSlot: index)
@@ -49,7 +51,11 @@ final class RunningShow {
         var emitted: ((ShowEvent) -> Void)?
         pacer = FramePacer(screen: screen) { emitted?($0) }
         zoom = ShowZoom(maxZoom: assembly.settings.input.maxZoom, decoder: decoder, pacer: pacer)
+        texts = ScreenTexts(
+            settings: layout.text, screen: layout.geometry.screen, rotation: layout.renderer.rotation, drawer: drawer,
+            wallClock: WallClockTimer.preciseNow)
         emitted = { [unowned self] in emit($0) }
+        texts.note = { [unowned self] in emit(.textNote($0)) }
         requestPictures(at: Double(start), now: now)
     }
 
@@ -154,7 +160,9 @@ final class RunningShow {
             }
         }
         if !sizes.isEmpty { measured(sizes, at: now) }
+        for case .decoded(let key, let picture, _, let info) in stills { wantCaption(key, picture: picture, info: info) }
         let arrivals = strip.pictures.take(stills)
+        texts.keepCaptions(of: strip.decoded.wantedKeys)
         for (file, note) in arrivals.notes { emit(.pictureNote(file: file, note: note)) }
         if arrivals.onScreen { pacer.frameNeeded = true }
         guard !arrivals.refused.isEmpty else { return }
@@ -219,6 +227,7 @@ final class RunningShow {
     /// can take it. The run loop calls this after every batch of events.
     func update(at now: Double) {
         guard !asleep else { return }
+        if texts.update(at: now) { pacer.frameNeeded = true }
         if strip.change == nil && strip.hasPendingNews { applyPendingNews(at: now) }
         zoom.update(at: now, schedule: schedule, window: layout.geometry.slotSize)
         // While the centred picture is zoomed, automatic slides wait.
@@ -252,7 +261,7 @@ final class RunningShow {
         if positionToDraw(at: now) != nil { return pacer.nextFrameTime(at: now) }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
         // At rest: the next slide (not while zoomed), an animation's next frame, or the zoom's.
-        let wakeUps = [zoom.isZoomed ? nil : schedule.nextAdvance, strip.nextFrameDue].compactMap { $0 }
+        let wakeUps = [zoom.isZoomed ? nil : schedule.nextAdvance, strip.nextFrameDue, texts.nextWakeUp(at: now)].compactMap { $0 }
         return (wakeUps + zoom.nextWakeUps(at: now, resumeAfter: schedule.resumeAfter)).min()
     }
 
@@ -292,17 +301,53 @@ final class RunningShow {
         let renderer = layout.renderer
         zoom.makeFrame(at: shownAt, fitted: { strip.decoded.picture($0) }, window: layout.geometry.slotSize, background: renderer.compositor.background)
         defer { zoom.frameComposed() }
+        let overlays = texts.overlays()
         if let change = strip.change {
-            renderer.draw(into: surface, cells: change.motion.cells(at: position, time: shownAt), brightness: brightness, contents: &contents) { content in
+            renderer.draw(
+                into: surface, cells: change.motion.cells(at: position, time: shownAt), brightness: brightness, overlays: overlays,
+                caption: { if case .item(let unit) = $0 { caption(unit) } else { nil } }, contents: &contents
+            ) { content in
                 switch content {
                 case .item(let item): strip.shownPicture(item, zoomed: zoom.frame)
                 case .ghost(let ghost): change.ghosts[ghost]
                 }
             }
         } else {
-            renderer.draw(into: surface, position: position, playlist: strip.decoded.index, brightness: brightness, contents: &contents) {
+            renderer.draw(
+                into: surface, position: position, playlist: strip.decoded.index, brightness: brightness, overlays: overlays, caption: caption,
+                contents: &contents
+            ) {
                 strip.shownPicture($0, zoomed: zoom.frame)
             }
+        }
+    }
+
+    // MARK: Text
+
+    /// Unit `unit`'s caption layer, asked for if its words are not drawn yet.
+    private func caption(_ unit: Int) -> OverlayLayer? {
+        guard texts.settings.caption != nil else { return nil }
+        let key = strip.decoded.key(unit)
+        if let picture = strip.decoded.picture(unit) { wantCaption(key, picture: picture, info: strip.decoded.info(of: key)) }
+        return texts.caption(for: key)
+    }
+
+    /// Asks for the caption of a picture decoded (a pair has none: two photos, one slot).
+    private func wantCaption(_ key: PictureKey, picture: RasterImage, info: PictureInfo?) {
+        guard let file = key.file else { return }
+        texts.wantCaption(for: key, facts: CaptionFacts(path: file, info: info), pictureWidth: picture.width)
+    }
+
+    /// The text worker's descriptor is readable: layers finished.
+    func textsReady(at now: Double) {
+        if texts.takeFinished() { pacer.frameNeeded = true }
+    }
+
+    /// Shows or clears the message.
+    func message(_ request: MessageRequest, at now: Double) {
+        switch request {
+        case .show(let text, let seconds): texts.show(ScreenMessage(text: text, expires: seconds.map { now + $0 }))
+        case .clear: if texts.clearMessage() { pacer.frameNeeded = true }
         }
     }
 

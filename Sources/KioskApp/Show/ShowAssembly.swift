@@ -52,8 +52,10 @@ struct ShowAssembly {
     }
 
     /// The show on `screen`, `index` in the centre, its decodes asked of `decoder`.
-    func makeShow(on screen: any ShowScreen, decoder: any PictureDecoder, startAt index: Int, now: Double) -> RunningShow {
-        RunningShow(assembly: self, screen: screen, decoder: decoder, startAt: index, now: now)
+    func makeShow(
+        on screen: any ShowScreen, decoder: any PictureDecoder, texts: any TextDrawer = InlineTextDrawer(), startAt index: Int, now: Double
+    ) -> RunningShow {
+        RunningShow(assembly: self, screen: screen, decoder: decoder, texts: texts, startAt: index, now: now)
     }
 
     static func emptyNote(_ settings: KioskSettings) -> String {

@@ -51,6 +51,14 @@ final class ShowController {
         }
     }
 
+    /// Shows a message over everything, or clears it; returns the message shown now.
+    @discardableResult
+    func message(_ request: MessageRequest) -> ScreenMessage? {
+        commandsPerformed += 1
+        show.message(request, at: clock())
+        return show.texts.message
+    }
+
     /// Frames from now on dimmed to `percent` in software (no backlight to turn down).
     func dim(to percent: Int) {
         show.softwareBrightness = percent

@@ -26,6 +26,8 @@ extension ShowEvent {
             return .warning("the picture folder \(folder) is gone (unmounted, moved or deleted): showing the background until it is back")
         case .folderBack(let folder, let count):
             return "the picture folder \(folder) is back: \(count) picture(s)"
+        case .textNote(let line):
+            return .warning(line)
         case .folderNote(let line):
             return .warning(line)
         case .settingsApplied:

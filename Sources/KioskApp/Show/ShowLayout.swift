@@ -7,6 +7,8 @@ struct ShowLayout {
     let renderer: FrameRenderer
     /// Bytes of decoded pictures to keep (`cache_mb`, or derived from the slot).
     let cacheBudget: Int
+    /// Captions, the clock and messages: how they look and what they say.
+    let text: TextSettings
     let notes: [String]
 
     init(settings: KioskSettings, panel: PixelSize) throws(SettingError) {
@@ -15,6 +17,7 @@ struct ShowLayout {
         renderer = FrameRenderer(
             compositor: StripCompositor(geometry: geometry, background: settings.layout.background, alignment: settings.layout.alignment),
             rotation: settings.display.rotation)
+        text = settings.text
         var notes: [String] = []
         if geometry.neighboursHiddenAtRest {
             notes.append("image_width \(geometry.slotWidth) px and spacing \(geometry.spacing) px leave no room for the "

@@ -18,11 +18,13 @@ final class ShowLoop {
     private var screenRegistration: Registration?
     private var sources: [ShowSource] = []
 
-    init(controller: ShowController, decoder: DecodeWorker) throws(SystemCallError) {
+    /// `texts`: the worker the show's text is drawn on, if not in line.
+    init(controller: ShowController, decoder: DecodeWorker, texts: TextWorker? = nil) throws(SystemCallError) {
         self.controller = controller
         loop = try EventLoop()
         let show = controller.show, clock = controller.clock
         registrations.append(try loop.register(decoder.readyFD, name: "decoder") { _ in show.picturesReady(at: clock()) })
+        if let texts { registrations.append(try loop.register(texts.readyFD, name: "text") { _ in show.textsReady(at: clock()) }) }
         // Its work is done by update(at:), which runs in every wake-up
         // before the other sources' events: a frame is never late for them.
         // Armed again at once, so they also stop for the next frame's moment.

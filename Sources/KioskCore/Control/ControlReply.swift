@@ -162,7 +162,7 @@ extension ShowEvent {
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .screenChanged, .seatChanged, .presence, .presenceSensed, .someoneThere, .lightMeasured:
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .screenChanged, .seatChanged, .presence, .presenceSensed, .someoneThere, .lightMeasured:
             return nil
         }
     }

@@ -28,15 +28,28 @@ public enum ControlRequest: Equatable, Sendable {
     /// its value as its flag takes it. It lasts until kioskd restarts; a
     /// reload keeps it over the file.
     case set(setting: String, value: String)
+    /// Show a banner over everything (`message [--for 10m] Closing in 15
+    /// minutes`) until it expires or is cleared (`message --clear`).
+    case message(MessageRequest)
 
     /// The command words, as docs/control-protocol.md and `kioskctl` spell them.
-    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display", "set"]
+    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display", "set", "message"]
+
+    /// The most bytes a message's text may have.
+    public static let maximumMessageBytes = 1000
 
     /// The commands for error messages: `next, prev, ...`.
     static let commandList = commands.joined(separator: ", ")
 
     /// The most pictures one `next n` or `prev n` moves.
     public static let maximumSteps = 1000
+}
+
+/// What `message` asks: a banner's words (`\n` in them is a line break) and
+/// how long it stays (nil: until cleared), or that it goes.
+public enum MessageRequest: Equatable, Sendable {
+    case show(String, seconds: Double?)
+    case clear
 }
 
 /// Where `goto` goes: a playlist index, or a file's name in the picture folder.
@@ -100,9 +113,41 @@ extension ControlRequest {
                 throw ControlRequestError("set: there is no setting \"\(Self.quoted(setting))\"; \(guess)the settings are those of docs/configuration-reference.md")
             }
             self = .set(setting: String(setting), value: String(value))
+        case "message":
+            self = .message(try Self.message(rest))
         default:
             throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
         }
+    }
+
+    /// `--clear`, or `[--for DURATION] TEXT`: DURATION as `90s`, `10m`, `2h` or seconds, 1 second to 24 hours.
+    private static func message(_ rest: String) throws(ControlRequestError) -> MessageRequest {
+        let usage = "message takes the words to show, after --for and how long if it should go by itself (\"message --for 10m Closing soon\"), or --clear"
+        if rest == "--clear" { return .clear }
+        var text = Substring(rest)
+        var seconds: Double?
+        if text.hasPrefix("--for") {
+            let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+            guard words.count == 3, words[0] == "--for", let duration = Self.duration(words[1]) else {
+                throw ControlRequestError("\(usage); --for takes 90s, 10m or 2h (1 second to 24 hours), got \"\(quoted(rest.prefix(80)))\"")
+            }
+            seconds = duration
+            text = words[2]
+        }
+        guard !text.isEmpty, !text.hasPrefix("--") else { throw ControlRequestError(usage) }
+        guard text.utf8.count <= maximumMessageBytes else {
+            throw ControlRequestError("message: at most \(maximumMessageBytes) bytes of text (got \(text.utf8.count))")
+        }
+        return .show(text.replacingEscapedLineBreaks(), seconds: seconds)
+    }
+
+    /// `90s`, `10m`, `2h` or bare seconds, from 1 second to 24 hours.
+    static func duration(_ text: Substring) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        let scale = text.last.flatMap { units[$0] }
+        guard let number = Double(scale == nil ? text : text.dropLast()), number.isFinite else { return nil }
+        let seconds = number * (scale ?? 1)
+        return (1...86_400).contains(seconds) ? seconds : nil
     }
 
     private static func steps(_ command: String, _ argument: String) throws(ControlRequestError) -> Int {
@@ -155,5 +200,25 @@ extension ControlRequest {
             }
         }
         return text.unicodeScalars.count > 64 ? shown + "..." : shown
+    }
+}
+
+extension Substring {
+    /// The two characters `\n` as a line break (a line-based protocol has no other way to send one).
+    public func replacingEscapedLineBreaks() -> String {
+        var result = ""
+        var pending = false
+        for character in self {
+            if pending {
+                result += character == "n" ? "\n" : "\\" + String(character)
+                pending = false
+            } else if character == "\\" {
+                pending = true
+            } else {
+                result.append(character)
+            }
+        }
+        if pending { result += "\\" }
+        return result
     }
 }

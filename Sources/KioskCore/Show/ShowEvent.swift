@@ -69,6 +69,9 @@ public enum ShowEvent: Equatable, Sendable {
     case folderBack(folder: String, count: Int)
     /// Something about the folder worth a line (a rescan, the watch limit, files not shown).
     case folderNote(String)
+    /// Something about the text on the screen worth one log line: a font
+    /// family substituted, no fonts at all, a locale not installed.
+    case textNote(String)
     /// The settings were applied again (a reload); the centred picture kept its place.
     case settingsApplied
     /// Automatic slides stopped (`pause`); manual moves still work.

@@ -6,7 +6,8 @@
 /// `{date}` or `{date:pattern}` (when it was taken, a strftime pattern,
 /// `%e %B %Y` by default), `{file}` (the file name without its extension)
 /// and `{folder}` (the name of the folder it is in). `{{` and `}}` are
-/// braces. A line whose fields are all empty (a photo with no title) is
+/// braces; a line break is one in the text, or `\n` typed as two
+/// characters (on a command line). A line whose fields are all empty (a photo with no title) is
 /// left out, rather than drawn as its bare words.
 public struct CaptionTemplate: Hashable, Sendable, CustomStringConvertible {
     public enum Field: String, CaseIterable, Sendable {
@@ -35,6 +36,8 @@ public struct CaptionTemplate: Hashable, Sendable, CustomStringConvertible {
             if character == "}" && i + 1 < characters.count && characters[i + 1] == "}" { literal.append("}"); i += 2; continue }
             if character == "}" { throw SettingProblem("a } with no { before it (a brace is written }})", value: text) }
             if character == "\n" { flush(); lines.append([]); i += 1; continue }
+            // Typed on a command line (--caption '{title}\n{date}'), \n is a line break too.
+            if character == "\\" && i + 1 < characters.count && characters[i + 1] == "n" { flush(); lines.append([]); i += 2; continue }
             guard character == "{" else { literal.append(character); i += 1; continue }
             guard let close = characters[(i + 1)...].firstIndex(of: "}") else {
                 throw SettingProblem("a { that is never closed (a brace is written {{)", value: text)
