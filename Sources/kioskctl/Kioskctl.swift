@@ -31,7 +31,7 @@ struct Kioskctl: ParsableCommand {
         version: KioskVersion.current,
         subcommands: [
             Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self, Set.self,
-            Display.self,
+            Display.self, Message.self,
         ])
 
     /// The connection options may come before the subcommand too
@@ -219,6 +219,40 @@ struct Display: ParsableCommand {
 }
 
 extension PowerRequest: ExpressibleByArgument {}
+
+struct Message: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a message over everything, until it expires (--for) or is cleared (--clear).",
+        discussion: "\\n in the text is a line break. A new message replaces the one shown.")
+    @Argument(help: ArgumentHelp("The words to show.", valueName: "text")) var text: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp("How long: 90s, 10m or 2h (1 second to 24 hours). Default: until cleared.", valueName: "time"))
+    var duration: String?
+    @Flag(help: "Take the message away.") var clear = false
+    @OptionGroup var options: ConnectionOptions
+
+    func validate() throws {
+        if clear {
+            guard text == nil, duration == nil else { throw ValidationError("--clear takes no text and no --for") }
+            return
+        }
+        guard let text, !text.isEmpty else { throw ValidationError("give the words to show, or --clear") }
+        guard !text.contains("\n") else { throw ValidationError("the text is one line: write \\n for a line break") }
+        if let duration, ControlRequest.duration(Substring(duration)) == nil {
+            throw ValidationError("--for takes 90s, 10m or 2h, from 1 second to 24 hours (got \"\(duration)\")")
+        }
+    }
+
+    func run() {
+        let line = clear ? "message --clear" : "message " + (duration.map { "--for \($0) " } ?? "") + text!
+        let reply = options.request(line)
+        guard !options.json else { return }
+        switch (reply["message"]?.string, reply["expires_in_s"]?.number) {
+        case (let shown?, let seconds?): print("showing \"\(shown)\" for \(Int(seconds)) s")
+        case (let shown?, nil): print("showing \"\(shown)\" until cleared")
+        default: print("no message")
+        }
+    }
+}
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the kiosk shows, and how it is doing.")

@@ -10,7 +10,7 @@ import Testing
 private typealias Daemon = HeadlessDaemonTests.Daemon
 
 /// A reply line as JSON.
-private func object(_ line: [UInt8]) -> [String: Any] {
+func object(_ line: [UInt8]) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]) ?? ["unparsed": String(decoding: line, as: UTF8.self)]
 }
 

@@ -6,8 +6,8 @@ import KioskRendering
 import Testing
 
 /// Runs the built `kioskd` (it sits beside the test bundle in the build folder).
-func kioskd(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try runBuilt("kioskd", arguments)
+func kioskd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try runBuilt("kioskd", arguments, environment: environment)
 }
 
 /// Runs the built `kioskctl`, as `user` when given (through setpriv; nobody's group is 65534).
@@ -48,7 +48,9 @@ func readableByEveryone(_ path: String) throws -> String {
 private let sharedCopies = Mutex<[String: String]>([:])
 
 /// Runs one of the built executables and collects its output and exit status.
-func runBuilt(_ name: String, _ arguments: [String], as user: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func runBuilt(
+    _ name: String, _ arguments: [String], as user: String? = nil, environment: [String: String] = [:]
+) throws -> (status: Int32, stdout: String, stderr: String) {
     let binary = user == nil ? try builtExecutable(name) : try readableByEveryone(try builtExecutable(name))
     let process = Process()
     if let user {
@@ -58,6 +60,7 @@ func runBuilt(_ name: String, _ arguments: [String], as user: String? = nil) thr
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
     }
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

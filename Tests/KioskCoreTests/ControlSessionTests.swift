@@ -223,7 +223,8 @@ private final class Answers {
         let keys = status.reply.fields.map(\.key)
         #expect(keys == [
             "ok", "index", "file", "files", "count", "taken", "picture_size", "position", "paused", "moving", "interval", "transition", "order", "display",
-            "display_power", "display_state", "panel", "brightness", "dimmer", "presence", "lux", "zoom", "focus", "zoom_sharp", "uptime_s",
+            "display_power", "display_state", "panel", "brightness", "dimmer", "presence", "lux", "zoom", "focus", "zoom_sharp",
+            "caption", "clock", "message", "uptime_s",
             "frames_shown", "refreshes_missed", "slides", "cache_bytes", "cache_budget_bytes", "version",
         ])
         #expect(status.reply["position"] == .double(2.123))

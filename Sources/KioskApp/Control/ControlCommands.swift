@@ -147,6 +147,9 @@ final class ControlCommands {
         status.dimmer = power?.dimmerName ?? "software"
         status.presence = power?.someoneThere ?? false
         status.lux = power?.lux
+        status.caption = show.words.caption
+        status.clock = show.words.clock
+        status.message = show.words.message
         status.panel = show.panel
         status.zoom = show.zoom
         status.order = show.strip.order

@@ -25,6 +25,15 @@ struct ShowSnapshot {
     let statistics: ShowStatistics
     /// The decoded pictures held, and what they may hold (bytes).
     let cache: (bytes: Int, budget: Int)
+    let words: Words
+
+    /// The words on the screen, as drawn (nil where there are none).
+    struct Words {
+        /// The centred picture's caption.
+        let caption: String?
+        let clock: String?
+        let message: String?
+    }
 
     /// What the centre shows, or what the strip slides to.
     struct Centred {
@@ -96,6 +105,9 @@ extension RunningShow {
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,
                 rotation: layout.renderer.rotation),
-            stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget))
+            stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget),
+            words: .init(
+                caption: centredUnit.flatMap { texts.shownWords[.caption(decoded.key($0))] }, clock: texts.clockWords,
+                message: texts.message.flatMap { _ in texts.shownWords[.message] }))
     }
 }

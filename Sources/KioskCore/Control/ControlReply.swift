@@ -51,6 +51,10 @@ public struct ControlStatus: Equatable, Sendable {
     public var presence = false
     /// The ambient light sensor's last reading, in lux; nil without one.
     public var lux: Double?
+    /// The words on the screen as drawn: the centred picture's caption, the clock, the message (nil: none).
+    public var caption: String?
+    public var clock: String?
+    public var message: String?
     /// When the centred photo was taken, by its own clock (EXIF), if it says.
     public var taken: Int64?
     /// The centred picture's own size, once it has been decoded.
@@ -107,6 +111,9 @@ public struct ControlStatus: Equatable, Sendable {
             "zoom": .double(zoom?.scale ?? 1),
             "focus": zoom.map { .array([.double($0.focusX), .double($0.focusY)]) } ?? .null,
             "zoom_sharp": .bool(zoom?.sharp ?? false),
+            "caption": caption.map(JSONValue.string) ?? .null,
+            "clock": clock.map(JSONValue.string) ?? .null,
+            "message": message.map(JSONValue.string) ?? .null,
             "uptime_s": .double((uptime * 10).rounded() / 10),
             "frames_shown": .int(statistics.framesShown),
             "refreshes_missed": .int(statistics.refreshesMissed),

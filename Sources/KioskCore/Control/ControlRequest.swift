@@ -142,7 +142,7 @@ extension ControlRequest {
     }
 
     /// `90s`, `10m`, `2h` or bare seconds, from 1 second to 24 hours.
-    static func duration(_ text: Substring) -> Double? {
+    public static func duration(_ text: Substring) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
         let scale = text.last.flatMap { units[$0] }
         guard let number = Double(scale == nil ? text : text.dropLast()), number.isFinite else { return nil }
