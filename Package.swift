@@ -59,6 +59,10 @@ let package = Package(
         .systemLibrary(
             name: "CEXIF", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
+        // Exempi (Adobe's XMP toolkit): a photo's XMP dc:title and dc:description, in whatever file holds them.
+        .systemLibrary(name: "CExempi", pkgConfig: "exempi-2.0", providers: [.apt(["libexempi-dev"])]),
+        // libiptcdata: a JPEG's IPTC caption (2:120), as photo agencies and older editors write it.
+        .systemLibrary(name: "CIPTC", pkgConfig: "libiptcdata", providers: [.apt(["libiptcdata0-dev"])]),
         // giflib ships no pkg-config file: the module map links -lgif.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         // libwebp and its demuxer (one project, one module): WebP stills with their EXIF chunk.
@@ -94,7 +98,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
-            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF", "CWebP", "CHEIF", "CAVIF", "CYUV"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF", "CWebP", "CHEIF", "CAVIF", "CYUV", "CExempi", "CIPTC"],
             swiftSettings: pixelLoopsOptimised),
 
         // Words to pixels: fonts found by fontconfig, laid out by libraqm,

@@ -7,9 +7,13 @@ import SystemCalls
 /// once. What it may spend and how pictures are shown are its ``options``.
 public struct PictureLoader: Sendable, Equatable {
     public var options: DecodeOptions
+    /// Read each photo's title (``PhotoTitle``) into its ``PictureInfo/caption``:
+    /// only when a caption shows it, as it costs a look at the file's metadata.
+    public var readsTitle = false
 
-    public init(background: RGBColor, exifRotate: Bool = true) {
+    public init(background: RGBColor, exifRotate: Bool = true, readsTitle: Bool = false) {
         options = DecodeOptions(background: background, exifRotate: exifRotate)
+        self.readsTitle = readsTitle
     }
 
     /// Composited under transparent pixels.
@@ -37,7 +41,9 @@ public struct PictureLoader: Sendable, Equatable {
         // EXIF is looked for only this far (`EXIFOrientation.read`): the same answer as from the whole file.
         let head = try readFileStart(file, path: path, count: EXIFOrientation.searchLimit)
         let codec = try Self.codec(of: head, path: path)
-        return try codec.decode(file: file, head: head, path: path, fittedTo: slot, options: options)
+        var decoded = try codec.decode(file: file, head: head, path: path, fittedTo: slot, options: options)
+        if readsTitle { decoded.info.caption = PhotoTitle.read(path: path, head: head) }
+        return decoded
     }
 
     /// Two portraits sharing a slot (`portrait_pairs`): each decoded

@@ -33,7 +33,9 @@ struct ShowAssembly {
         self.panel = panel
         playlist = Playlist(entries: listing.entries, sorted: true)
         recipe = PictureRecipe(
-            loader: PictureLoader(background: settings.layout.background, exifRotate: settings.exifRotate),
+            loader: PictureLoader(
+                background: settings.layout.background, exifRotate: settings.exifRotate,
+                readsTitle: settings.text.caption?.fields.contains(.title) == true),
             slot: layout.geometry.slotSize, pairSpacing: settings.layout.portraitPairs ? layout.geometry.spacing : nil)
         notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : [])
     }
