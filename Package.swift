@@ -172,7 +172,7 @@ let package = Package(
             name: "uinput-play",
             dependencies: ["InputDevices", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The fuzz targets: control clients, config files and picture files (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
-        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile", "ImageCodecs"]),
+        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile", "ImageCodecs", "KioskRendering", "TextRendering"]),
         // Regenerates demo/images (committed); not part of the product.
         .executableTarget(name: "make-demo-images", dependencies: ["KioskCore", "KioskRendering", "ImageCodecs"]),
 

@@ -6,13 +6,15 @@ import ImageCodecs
 /// - `config`: a config file's bytes (``readConfigFile(_:)``);
 /// - `picture`: a picture file's bytes (``decodePicture(_:)``);
 /// - `webp`, `heif`, `avif`: a file's bytes straight into one codec (``decodeWith(_:)``);
-/// - `mqtt`: a command or a group's beat from a broker (``readMQTTPayload(_:)``).
+/// - `mqtt`: a command or a group's beat from a broker (``readMQTTPayload(_:)``);
+/// - `caption`: a description or caption template, drawn (``drawCaption(_:)``);
+/// - `title`: a photo's EXIF, XMP and IPTC, read for its title (``readTitle(_:)``).
 ///
 /// Built with `-sanitize=fuzzer -D FUZZING` (`scripts/fuzz`), the rest of
 /// the arguments are libFuzzer's. Otherwise it is a replayer: each
 /// argument is a saved input (a crash libFuzzer found), run once.
 enum FuzzTarget: String {
-    case control, config, picture, webp, heif, avif, mqtt
+    case control, config, picture, webp, heif, avif, mqtt, caption, title
 
     var run: (UnsafeRawBufferPointer) -> Void {
         switch self {
@@ -23,6 +25,8 @@ enum FuzzTarget: String {
         case .heif: return decodeWith(HEIFCodec.self)
         case .avif: return decodeWith(AVIFCodec.self)
         case .mqtt: return readMQTTPayload
+        case .caption: return drawCaption
+        case .title: return readTitle
         }
     }
 

@@ -55,10 +55,10 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         let daemon = try daemon("shop", on: broker)
         defer { _ = daemon.stop() }
 
-        // Online, and ten discovery configs: valid JSON, one device, the
+        // Online, and thirteen discovery configs: valid JSON, one device, the
         // availability topic; the display's old switch config cleared.
         watcher.wait { messages in
-            messages.filter { $0.topic.hasSuffix("/config") && !$0.payload.isEmpty }.count >= 10 && messages.contains { $0.topic == "kioskd/shop/state" }
+            messages.filter { $0.topic.hasSuffix("/config") && !$0.payload.isEmpty }.count >= 13 && messages.contains { $0.topic == "kioskd/shop/state" }
         }
         #expect(watcher.messages.contains { $0.topic == "homeassistant/switch/shop/display/config" && $0.payload.isEmpty })
         #expect(watcher.texts(on: "kioskd/shop/availability") == ["online"])
@@ -69,6 +69,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
             "homeassistant/light/shop/display/config", "homeassistant/binary_sensor/shop/presence/config",
             "homeassistant/number/shop/interval/config", "homeassistant/select/shop/order/config",
             "homeassistant/sensor/shop/picture/config", "homeassistant/sensor/shop/pictures/config", "homeassistant/image/shop/picture/config",
+            "homeassistant/notify/shop/message/config", "homeassistant/button/shop/clear_message/config", "homeassistant/sensor/shop/message/config",
         ])
         var uniqueIDs = Set<String>()
         for config in configs {
@@ -79,7 +80,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
             #expect(fields["availability_topic"] as? String == "kioskd/shop/availability")
             uniqueIDs.insert(fields["unique_id"] as? String ?? "")
         }
-        #expect(uniqueIDs.count == 10)
+        #expect(uniqueIDs.count == 13)
 
         // The retained state is `status --json`; a newcomer is given it at once.
         let late = try TestSubscriber("late", to: ["kioskd/shop/state", "kioskd/shop/availability"], on: broker)
@@ -98,6 +99,13 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
         let button = try #require(configs.first { $0.topic == "homeassistant/button/shop/next/config" }.flatMap { object(String(decoding: $0.payload, as: UTF8.self)) })
         try watcher.publish(try #require(button["command_topic"] as? String), try #require(button["payload_press"] as? String))
         #expect(state(of: "shop", on: watcher) { $0["index"] as? Int == 2 }["index"] as? Int == 2)
+
+        // The notify entity: what its template makes of "Closing soon" (Home Assistant renders it), then the clear button.
+        try watcher.publish("kioskd/shop/command", "message --for 10m Closing soon\\nBack at 9")
+        #expect(state(of: "shop", on: watcher) { $0["message"] as? String != nil }["message"] as? String == "Closing soon\nBack at 9")
+        let clear = try #require(configs.first { $0.topic == "homeassistant/button/shop/clear_message/config" }.flatMap { object(String(decoding: $0.payload, as: UTF8.self)) })
+        try watcher.publish("kioskd/shop/command", try #require(clear["payload_press"] as? String))
+        #expect(state(of: "shop", on: watcher) { $0["message"] is NSNull }["message"] is NSNull)
 
         // The number and the select, through their command templates' lines.
         #expect(try ask("set interval 12", of: "shop", through: watcher)["changed"] as? [String] == ["interval"])

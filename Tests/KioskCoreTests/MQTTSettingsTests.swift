@@ -64,7 +64,7 @@ import Testing
         #expect(mqtt.effectiveName(hostName: "Kiosk.Lobby.lan") == "lobby")
     }
 
-    /// The ten entities, each config valid JSON with one device block and
+    /// The thirteen entities, each config valid JSON with one device block and
     /// the availability topic; states read from the `status` object.
     @Test func discoveryConfigsNameEveryEntityWithOneDevice() throws {
         let discovery = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "1.2.3")
@@ -75,7 +75,8 @@ import Testing
             "homeassistant/binary_sensor/lobby/presence/config",
             "homeassistant/number/lobby/interval/config", "homeassistant/select/lobby/order/config",
             "homeassistant/sensor/lobby/picture/config", "homeassistant/sensor/lobby/pictures/config",
-            "homeassistant/image/lobby/picture/config",
+            "homeassistant/image/lobby/picture/config", "homeassistant/notify/lobby/message/config",
+            "homeassistant/button/lobby/clear_message/config", "homeassistant/sensor/lobby/message/config",
         ])
         var ids = Set<String>()
         for config in configs {
@@ -87,11 +88,11 @@ import Testing
             if let topic = json["command_topic"] as? String { #expect(topic == "kioskd/lobby/command") }
             if let topic = json["state_topic"] as? String { #expect(topic == "kioskd/lobby/state") }
         }
-        #expect(ids.count == 10)
+        #expect(ids.count == 13)
         let byObject = Dictionary(uniqueKeysWithValues: discovery.entities.map { ("\($0.component)/\($0.object)", $0.fields) })
         // Each command an entity sends is one the control protocol takes.
         for (key, field) in [("button/next", "payload_press"), ("button/previous", "payload_press"), ("switch/pause", "payload_on"),
-                             ("switch/pause", "payload_off"), ("light/display", "command_off_template")] {
+                             ("switch/pause", "payload_off"), ("light/display", "command_off_template"), ("button/clear_message", "payload_press")] {
             guard case .string(let line)? = byObject[key]?[field] else { Issue.record("\(key) has no \(field)"); continue }
             #expect(throws: Never.self) { try ControlRequest(parsing: line) }
         }

@@ -87,6 +87,20 @@ public struct HomeAssistantDiscovery: Sendable {
             Entity(component: "image", object: "picture", fields: [
                 "name": "Screen", "image_topic": .string(topics.picture), "content_type": "image/jpeg",
             ]),
+            // Home Assistant's notify action shows a message for ten minutes
+            // (one line of the protocol: a line break goes as \n, and the text is
+            // kept within the protocol's 1,000 bytes); the button takes it away.
+            Entity(component: "notify", object: "message", fields: [
+                "name": "Message", "icon": "mdi:message-text", "command_topic": command,
+                "command_template": "message --for 10m {{ (value | replace('\\n', '\\\\n'))[:900] }}",
+            ]),
+            Entity(component: "button", object: "clear_message", fields: [
+                "name": "Clear message", "icon": "mdi:message-off", "command_topic": command, "payload_press": "message --clear",
+            ]),
+            Entity(component: "sensor", object: "message", fields: [
+                "name": "Message shown", "icon": "mdi:message-text-outline", "state_topic": state,
+                "value_template": "{{ value_json.message[:250] if value_json.message else 'none' }}",
+            ]),
         ] + (lightSensor ? [
             Entity(component: "sensor", object: "lux", fields: [
                 "name": "Light", "device_class": "illuminance", "unit_of_measurement": "lx", "state_class": "measurement",
