@@ -164,7 +164,7 @@ let package = Package(
             name: "kioskd-bench",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "CHEIF", "CAVIF", "ControlClient", "CLinux", "InputDevices",
-                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport",
+                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport", "TextRendering",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).

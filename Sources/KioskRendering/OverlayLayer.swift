@@ -15,13 +15,24 @@ public struct OverlayLayer: Sendable, Equatable {
     public let rotation: Rotation
     /// `rotation.logicalSize(of:)`-turned rows of premultiplied ARGB.
     public let pixels: [UInt32]
+    /// Each stored row's columns from its first pixel that is not fully
+    /// transparent to its last (empty for a clear row): only those are
+    /// blended, and a row with none leaves the frame's row as composed.
+    let inkColumns: [Range<Int>]
 
     /// A layer from upright pixels, turned for a panel turned by `rotation`.
     public init(upright pixels: [UInt32], size: PixelSize, turnedBy rotation: Rotation = .none) {
         precondition(pixels.count == size.pixelCount, "pixel count does not match \(size)")
         self.size = size
         self.rotation = rotation
-        self.pixels = rotation == .none ? pixels : Self.turn(pixels, size: size, by: rotation)
+        let stored = rotation == .none ? pixels : Self.turn(pixels, size: size, by: rotation)
+        self.pixels = stored
+        let width = rotation.logicalSize(of: size).width
+        inkColumns = stride(from: 0, to: stored.count, by: max(width, 1)).map { start in
+            let row = stored[start..<(start + width)]
+            guard let first = row.firstIndex(where: { $0 >> 24 != 0 }), let last = row.lastIndex(where: { $0 >> 24 != 0 }) else { return 0..<0 }
+            return (first - start)..<(last - start + 1)
+        }
     }
 
     /// The stored size: the upright size turned like the panel.

@@ -83,17 +83,22 @@ public struct StripCompositor: Sendable {
             guard picture.cell.scale == 1, let layer = caption(picture.cell.content) else { return nil }
             return Self.captionPlacement(of: layer, onPictureAt: PixelRect(x: picture.x, y: picture.y, width: picture.drawn.width, height: picture.drawn.height), cell: picture.cell)
         }
-        let layers = (captions + overlays).compactMap { PanelOverlay($0, screen: geometry.screen, rotation: rotation) }
-        var overlayRows: Range<Int>?
-        for layer in layers { overlayRows = overlayRows?.spanning(layer.screenRows) ?? layer.screenRows }
+        let placedOverlays = captions + overlays
+        let layers = placedOverlays.compactMap { PanelOverlay($0, screen: geometry.screen, rotation: rotation) }
         let rows: Range<Int>
         if contents.isComplete && contents.background == background && contents.rotation == rotation && contents.brightness == brightness {
-            rows = [contents.pictureRows, pictureRows, contents.overlayRows, overlayRows].compactMap { $0 }
+            // The pictures' rows, then and now, and the rows of an overlay that
+            // came, went or moved. One that stayed (the clock on the background
+            // below the strip) is still in the buffer: it is blended again only
+            // where its rows are drawn again.
+            let changed = contents.overlays.filter { !placedOverlays.contains($0) } + placedOverlays.filter { !contents.overlays.contains($0) }
+            let changedRows = changed.compactMap { $0.visibleRect(onScreen: geometry.screen).map { $0.y..<($0.y + $0.height) } }
+            rows = ([contents.pictureRows, pictureRows].compactMap { $0 } + changedRows)
                 .reduce(nil as Range<Int>?) { $0?.spanning($1) ?? $1 } ?? 0..<0
         } else {
             rows = 0..<geometry.screen.height
         }
-        contents = BufferContents(pictureRows: pictureRows, overlayRows: overlayRows, background: background, rotation: rotation, brightness: brightness)
+        contents = BufferContents(pictureRows: pictureRows, overlays: placedOverlays, background: background, rotation: rotation, brightness: brightness)
         let dimming = brightness < 100 ? Dimming(percent: brightness) : nil
         switch rotation {
         case .none: composeRows(rows, of: placed, overlays: layers, into: surface, backwards: false, dimming: dimming)
@@ -161,7 +166,7 @@ public struct StripCompositor: Sendable {
             for y in rows {
                 let panelY = backwards ? height - 1 - y : y
                 let panelRow = surface.row(panelY)
-                let covered = overlays.contains { $0.panel.y <= panelY && panelY < $0.panel.y + $0.panel.height }
+                let covered = overlays.contains { $0.inks(panelRow: panelY) }
                 let row = dimming == nil && !covered ? panelRow : scratch.baseAddress!
                 // The screen's columns a..<b in the row.
                 func fillColumns(_ a: Int, _ b: Int) {
@@ -230,8 +235,9 @@ public struct StripCompositor: Sendable {
 public struct BufferContents: Sendable, Equatable {
     /// The rows any picture covered; nil when none did.
     public fileprivate(set) var pictureRows: Range<Int>?
-    /// The screen rows any overlay covered; nil when none did.
-    public fileprivate(set) var overlayRows: Range<Int>?
+    /// The overlays blended in, where: one that is the same next frame
+    /// (its pixels the same array) need not be drawn again.
+    public fileprivate(set) var overlays: [PlacedOverlay] = []
     /// The colour everything else was filled with; nil until a whole frame
     /// has been composed into the buffer.
     public fileprivate(set) var background: RGBColor?
@@ -244,9 +250,9 @@ public struct BufferContents: Sendable, Equatable {
     /// A buffer with unknown contents: the next frame draws every row.
     public init() {}
 
-    fileprivate init(pictureRows: Range<Int>?, overlayRows: Range<Int>?, background: RGBColor, rotation: Rotation, brightness: Int) {
+    fileprivate init(pictureRows: Range<Int>?, overlays: [PlacedOverlay], background: RGBColor, rotation: Rotation, brightness: Int) {
         self.pictureRows = pictureRows
-        self.overlayRows = overlayRows
+        self.overlays = overlays
         self.background = background
         self.rotation = rotation
         self.brightness = brightness
@@ -284,13 +290,24 @@ private struct PanelOverlay {
         offset = (corner.x - inLayer.x, corner.y - inLayer.y)
     }
 
+    /// The panel columns of row `y` its ink covers (nil where it has none there).
+    func inkedColumns(panelRow y: Int) -> Range<Int>? {
+        guard y >= panel.y, y < panel.y + panel.height else { return nil }
+        let ink = layer.inkColumns[y - offset.y]
+        let first = max(panel.x, ink.lowerBound + offset.x), end = min(panel.x + panel.width, ink.upperBound + offset.x)
+        return first < end ? first..<end : nil
+    }
+
+    /// True when it draws anything on panel row `y`.
+    func inks(panelRow y: Int) -> Bool { inkedColumns(panelRow: y) != nil }
+
     /// Blends its part of panel row `y` into `row` (that panel row's pixels).
     func blend(intoPanelRow y: Int, _ row: UnsafeMutablePointer<UInt32>) {
-        guard y >= panel.y, y < panel.y + panel.height else { return }
+        guard let columns = inkedColumns(panelRow: y) else { return }
         let stored = layer.storedSize
         layer.pixels.withUnsafeBufferPointer { pixels in
-            let source = pixels.baseAddress! + (y - offset.y) * stored.width + (panel.x - offset.x)
-            OverlayLayer.blend(source, count: panel.width, over: row + panel.x)
+            let source = pixels.baseAddress! + (y - offset.y) * stored.width + (columns.lowerBound - offset.x)
+            OverlayLayer.blend(source, count: columns.count, over: row + columns.lowerBound)
         }
     }
 }

@@ -3,6 +3,7 @@
 // the same run, so a busy machine slows both sides alike).
 import ArgumentParser
 import CLinux
+import ControlClient
 import CTurboJPEG
 import ImageCodecs
 import KioskApp
@@ -10,6 +11,7 @@ import KioskCore
 import KioskRendering
 import LinuxPlatform
 import SystemCalls
+import TextRendering
 
 #if canImport(Glibc)
 import Glibc
@@ -66,7 +68,7 @@ struct Figures: ParsableCommand {
         let heics = try showOf(try benchHEIC(in: folder), in: folder, named: "heics-20-v2")
         let avifs = try showOf(try benchAVIF(in: folder), in: folder, named: "avifs-20-v1")
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["slides", dir, "--text", "--suffix", "_with_text"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -132,6 +134,8 @@ struct Slides: ParsableCommand {
     var realTime = true
     @Option(help: "Join the MQTT broker on this loopback port as kioskd/load (the MQTT load figure's).")
     var mqttPort: Int?
+    @Flag(help: "A caption on every picture, the clock and a message on screen (dropped_frames_with_text).")
+    var text = false
 
     func run() throws {
         guard let screen = PixelSize(parsing: size) else { throw ValidationError("--size: expected WIDTHxHEIGHT, not \(size)") }
@@ -141,7 +145,8 @@ struct Slides: ParsableCommand {
             guard sched_setaffinity(0, MemoryLayout<UInt>.size, &core0) == 0 else { throw SystemCallError.last("sched_setaffinity") }
         }
         keepPictureBuffersOutOfTheHeap()
-        let run = try SlideRun(folder: folder, count: count, screen: screen, socket: socket, workerPriority: workerPriority, realTime: realTime, mqttPort: mqttPort)
+        let run = try SlideRun(
+            folder: folder, count: count, screen: screen, socket: socket, workerPriority: workerPriority, realTime: realTime, mqttPort: mqttPort, text: text)
         let stats = run.statistics
         print("slides_run \(stats.slides) slides, \(stats.framesShown) frames at \(screen) in \(format(run.seconds)) s")
         if stats.changesAnimated > 0 { print("changes_animated \(stats.changesAnimated) animations of pictures arriving on screen") }
@@ -163,10 +168,17 @@ struct SlideRun {
     let seconds: Double
 
     init(folder: String, count: Int, screen: PixelSize, socket: String? = nil,
-         workerPriority: WorkerPriority = .batch, realTime: Bool = true, mqttPort: Int? = nil) throws {
+         workerPriority: WorkerPriority = .batch, realTime: Bool = true, mqttPort: Int? = nil, text: Bool = false) throws {
         let frameCopy = FrameCopy(screen)
         var copies = (0..<15).map { _ in frameCopy.timed() }
+        // With text, a message is sent over a control socket of its own once the show is up.
+        let socket = socket ?? (text ? "/tmp/kioskd-bench-text-\(getpid()).sock" : nil)
         var settings = headlessShow(folder, interval: 0.1, socket: socket)
+        if text {
+            settings.text.caption = try CaptionTemplate(parsing: "{file}\n{folder}, {date:%e %B %Y}")
+            settings.text.clock = try StrftimePattern("%a %e %b  %H:%M")
+            if let socket { sendWhenUp("message Closing in 15 minutes: please make your way to the exit", to: socket) }
+        }
         if let mqttPort {
             settings.mqtt.broker = MQTTBroker(host: "127.0.0.1", port: mqttPort, usesTLS: false)
             settings.mqtt.name = "load"
@@ -282,6 +294,53 @@ func composeFigures(rounds: Int) {
     let dimmed = composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds, brightness: 40)
     print("compose_dimmed_ratio_vs_plain \(format(dimmed.composeMs / plain.composeMs)) x (1080p at brightness 40: \(format(dimmed.composeMs)) ms "
         + "against \(format(plain.composeMs)) ms undimmed, the same run)")
+    // Words on the screen: a two-line caption on each picture, the clock and a message, blended into the same frames.
+    let words = ScreenWords(screen: PixelSize(width: 1920, height: 1080))
+    let withText = composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: max(rounds, 1000), words: words)
+    print("compose_ratio_with_text \(format(withText.compose)) x (\(format(withText.composeMs)) ms against \(format(withText.copyMs)) ms: "
+        + "a caption on each picture, the clock and a message)")
+    print("caption_render_ms \(format(words.captionMilliseconds)) ms (a two-line caption shaped and drawn at 1080p, the median of \(words.rounds))")
+}
+
+/// The words of the text figures, drawn once as the show's worker draws
+/// them: a two-line caption for each picture, the clock, a message; and
+/// how long one caption takes to shape and draw.
+struct ScreenWords {
+    let caption: OverlayLayer
+    let fixed: [PlacedOverlay]
+    let captionMilliseconds: Double
+    let rounds = 31
+
+    init(screen: PixelSize) {
+        let settings = TextSettings()
+        let renderer = TextRenderer(fonts: try! FontLibrary(family: settings.font))
+        let appearance = settings.captionAppearance(screenHeight: screen.height, pictureWidth: 1344)
+        let words = "Harbour at dusk, from the old lighthouse\nLake Geneva, 12 May 2024"
+        // The first draw opens the fonts; the figure is a caption's cost after that.
+        _ = try! renderer.layer(for: words, appearance: appearance)
+        var times: [Double] = []
+        var layer: OverlayLayer?
+        for round in 0..<rounds {
+            times.append(try! time { layer = try! renderer.layer(for: words + " \(round)", appearance: appearance) })
+        }
+        caption = layer!
+        captionMilliseconds = median(times)
+        let clock = try! renderer.layer(for: "Wed 26 Nov  14:05", appearance: settings.clockAppearance(screen: screen))!
+        let message = try! renderer.layer(for: "Closing in 15 minutes: please make your way to the exit", appearance: settings.messageAppearance(screen: screen))!
+        let margin = settings.margin(screenHeight: screen.height)
+        let corner = settings.clockCorner.origin(of: clock.size, on: screen, margin: margin)
+        fixed = [PlacedOverlay(clock, x: corner.x, y: corner.y), PlacedOverlay(message, x: (screen.width - message.size.width) / 2, y: margin)]
+    }
+}
+
+/// Sends `line` to the control socket at `path` once it answers (a thread of its own).
+func sendWhenUp(_ line: String, to path: String) {
+    try! startDetachedThread {
+        for _ in 0..<500 {
+            if let connection = try? ControlConnection(path: path), (try? connection.request(line)) != nil { return }
+            usleep(20_000)
+        }
+    }
 }
 
 /// Medians of `rounds` frames early in a slide on `screen` (the strip's
@@ -291,7 +350,7 @@ func composeFigures(rounds: Int) {
 /// `frame_time_p99_ratio` measures in a running show: here the same frame
 /// in a tight loop, nothing else running, which is this machine's own jitter.
 func composeRatio(
-    screen: PixelSize, rotation: Rotation, rounds: Int, brightness: Int = 100
+    screen: PixelSize, rotation: Rotation, rounds: Int, brightness: Int = 100, words: ScreenWords? = nil
 ) -> (compose: Double, everyRow: Double, composeMs: Double, copyMs: Double, p99: Double) {
     let geometry = try! CarouselGeometry(screen: screen, settings: LayoutSettings())
     let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: .black), rotation: rotation)
@@ -311,7 +370,10 @@ func composeRatio(
         let back = round % 2
         compose.append(try! time {
             buffers[back].withSurface { surface in
-                renderer.draw(into: surface, position: position, playlist: playlist, brightness: brightness, contents: &contents[back]) { pictures[$0] }
+                renderer.draw(
+                    into: surface, position: position, playlist: playlist, brightness: brightness, overlays: words?.fixed ?? [],
+                    caption: { _ in words?.caption }, contents: &contents[back]
+                ) { pictures[$0] }
             }
         })
         full.append(try! time {

@@ -45,6 +45,7 @@ struct RegressionGuard: ParsableCommand {
     func run() throws {
         let rounds = 45
         let jpegs = try benchJPEGs()
+        let words = ScreenWords(screen: PixelSize(width: 1920, height: 1080))
         let figures = [
             Figure(name: "compose_ratio_vs_memcpy", target: 1.5) {
                 composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds).compose
@@ -54,6 +55,9 @@ struct RegressionGuard: ParsableCommand {
             },
             Figure(name: "compose_ratio_rotated", target: 1.5) {
                 composeRatio(screen: PixelSize(width: 1080, height: 1920), rotation: .quarter, rounds: rounds).compose
+            },
+            Figure(name: "compose_ratio_with_text", target: 1.6) {
+                composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds, words: words).compose
             },
             Figure(name: "decode_ratio_vs_turbojpeg", target: 1.1) { try DecodeRatio(jpegs.upright, rounds: 5).ratio },
             Figure(name: "decode_ratio_vs_turbojpeg_exif6", target: 1.1) { try DecodeRatio(jpegs.turned, rounds: 5).ratio },

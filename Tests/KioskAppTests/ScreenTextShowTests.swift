@@ -38,11 +38,16 @@ import Testing
         #expect(run.show.texts.shownWords[.caption(PictureKey(file: folder.path + "/a.png"))] == "a\nfrom \(folder.path.split(separator: "/").last!)")
     }
 
-    @Test func theClockTurnsAtTheMinuteAndDrawsNothingBetween() throws {
-        let folder = try fourColours()
+    /// A show of `folder`'s pictures at rest with a `%H:%M` clock (the folder lives as long as the caller keeps it).
+    func clockShow(_ folder: PictureFolder) throws -> SimulatedShow {
         var settings = try textSettings(folder)
         settings.text.clock = try StrftimePattern("%H:%M")
-        let run = try SimulatedShow(settings)
+        return try SimulatedShow(settings)
+    }
+
+    @Test func theClockTurnsAtTheMinuteAndDrawsNothingBetween() throws {
+        let folder = try fourColours()
+        let run = try clockShow(folder)
         run.run(until: 30)
         #expect(run.show.texts.clockWords == "14:00")
         #expect(try run.screen.shown == run.snapshot(at: 0))
@@ -60,9 +65,7 @@ import Testing
 
     @Test func theClockNeitherWakesNorDrawsWhileTheDisplayIsOff() throws {
         let folder = try fourColours()
-        var settings = try textSettings(folder)
-        settings.text.clock = try StrftimePattern("%H:%M")
-        let run = try SimulatedShow(settings)
+        let run = try clockShow(folder)
         run.run(until: 5)
         run.show.sleep(at: run.now, why: "test")
         let wakeUps = run.wakeUps, drawn = run.texts.drawn

@@ -337,6 +337,32 @@ struct VMDisplayTests {
         #expect(try exitOf("virtio-gpu/dim.exit").status == 0)
     }
 
+    /// Words on the screen on a real kernel (issue 37): captions, the clock
+    /// and a message sent with kioskctl (Latin, Arabic and CJK), scanned out
+    /// exactly as `kioskd snapshot` draws them for the same settings and time.
+    @Test func captionsTheClockAndAMessageOnARealScreenAreTheSnapshots() throws {
+        let screen = try readScreendump(results("virtio-gpu/text.ppm"))
+        let times = try String(contentsOfFile: results("virtio-gpu/text-time"), encoding: .utf8).split(separator: "\n").compactMap { Double($0) }
+        try #require(times.count == 2)
+        #expect(MinuteTurns.minute(of: times[0]) == MinuteTurns.minute(of: times[1]), "the dump straddled a minute's turn: \(times)")
+        let message = "Closing in 15 minutes — مرحبا 你好"
+        var settings = KioskSettings()
+        settings.images = demoImages
+        settings.layout.background = RGBColor(xrgb: vmBackground)
+        settings.text.caption = try CaptionTemplate(parsing: "{file}\\n{folder}")
+        settings.text.clock = try StrftimePattern("%a %H:%M")
+        settings.text.font = "DejaVu Sans"
+        var job = SnapshotJob(settings: settings, screen: screen.size, position: 0)
+        job.message = message
+        job.time = times[0]
+        expectSamePixels(screen, try job.run().frame)
+        let status = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results("virtio-gpu/text-status.json")))) as? [String: Any]
+        #expect(status?["message"] as? String == message && status?["caption"] as? String == "01\nimages", "\(String(describing: status))")
+        let log = try String(contentsOfFile: results("virtio-gpu/text.log"), encoding: .utf8)
+        #expect(!log.contains("no fonts"), "\(log)")
+        #expect(try exitOf("virtio-gpu/text.exit").status == 0)
+    }
+
     /// Touch and keys on a real kernel: uinput devices (a multitouch
     /// touchscreen, a keyboard), each plugged in for one gesture and
     /// removed, drive the strip on virtio-gpu; every screendump equals the

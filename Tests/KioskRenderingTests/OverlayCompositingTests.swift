@@ -99,6 +99,23 @@ import Testing
         #expect(greenColumns(at: 0, captionWidth: 260) == Array(60..<260))
     }
 
+    /// A layer whose ink lies outside where it is clipped draws nothing,
+    /// and the rows it spans are the plain frame's.
+    @Test func aLayerClippedWhereItHasNoInkDrawsNothing() {
+        let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey), rotation: .none)
+        let pictures = [RasterImage(size: PixelSize(width: 200, height: 100), filledWith: red)]
+        // 300 wide on a 200-wide picture: ink only in its first 20 columns, which the cell (60..<260) cuts off.
+        let pixels = (0..<(300 * 10)).map { $0 % 300 < 20 ? UInt32(0xFF00_FF00) : 0 }
+        let layer = OverlayLayer(upright: pixels, size: PixelSize(width: 300, height: 10))
+        func frame(caption: OverlayLayer?) -> RasterImage {
+            var image = RasterImage(size: renderer.panel, filledWith: .black)
+            var contents = BufferContents()
+            image.withSurface { renderer.draw(into: $0, position: 0, playlist: CircularIndex(count: 1), caption: { _ in caption }, contents: &contents) { pictures[$0] } }
+            return image
+        }
+        #expect(frame(caption: layer) == frame(caption: nil))
+    }
+
     /// A buffer reused frame after frame (the display's) ends each frame as
     /// a fresh one would: an overlay that moved or went leaves nothing behind.
     @Test func aReusedBufferKeepsNoTraceOfAnOverlayThatWent() {
