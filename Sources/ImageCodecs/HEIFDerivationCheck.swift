@@ -18,7 +18,9 @@
 /// the pixel limit was checked against) says: a 675-byte grid the fuzz
 /// target made declared 26991x30316 and took libheif past 2 GB. Each such
 /// declared canvas is held to the pixel limit too. This reads box headers,
-/// reference lists and those sizes only; decoding stays libheif's.
+/// reference lists and those sizes only; decoding stays libheif's. A
+/// derived image whose input the file does not list is refused too:
+/// libheif 1.15 asserts such an input exists, and an assertion ends the process.
 public enum HEIFDerivationCheck {
     public static let maximumDepth = 3
     /// A `meta` box larger than this is refused rather than read: phones write a few tens of kilobytes.
@@ -34,8 +36,8 @@ public enum HEIFDerivationCheck {
         case .twice: return .corrupt("it holds two descriptions (meta boxes)")
         case .found(let bytes): meta = bytes
         }
-        if let cycle = derivationRefusal(meta) { return .corrupt(cycle) }
         let items = HEIFItems(meta)
+        if let cycle = derivationRefusal(meta, items: Set(items.types.keys)) { return .corrupt(cycle) }
         for (item, type) in items.types.sorted(by: { $0.key < $1.key }) where type == "grid" || type == "iovl" {
             // Where kioskd cannot read the size, libheif is not asked to.
             guard let canvas = items.declaredCanvas(of: item, read: read) else { return .corrupt("its \(type) image's description cannot be read") }
@@ -45,8 +47,10 @@ public enum HEIFDerivationCheck {
         return nil
     }
 
-    /// Why the derived images must not be decoded (a cycle, or too deep), or nil.
-    private static func derivationRefusal(_ meta: [UInt8]) -> String? {
+    /// Why the derived images must not be decoded (a cycle, too deep, or
+    /// made from an item the file does not list), or nil. `items`: the
+    /// items the file lists (none: the file lists none, and libheif refuses it).
+    private static func derivationRefusal(_ meta: [UInt8], items: Set<UInt32>) -> String? {
         var inputs: [UInt32: [UInt32]] = [:]
         for box in ISOBMFF.boxes(in: meta, 4..<meta.count) where box.type == "iref" {
             // Read as libheif 1.15 reads it: entry after entry, each entry's
@@ -67,6 +71,17 @@ public enum HEIFDerivationCheck {
                 case "dimg": inputs[from, default: []] += to   // a derived image and its inputs
                 case "auxl": for master in to { inputs[master, default: []].append(from) }   // an image and its alpha
                 default: break
+                }
+            }
+        }
+        // An input the file does not list: libheif 1.15 asserts it exists
+        // (decode_image_planar's `imginfo`), which ends the process. The
+        // fuzz target made such a file of 475 bytes: an `iden` image whose
+        // one input is item 12802.
+        if !items.isEmpty {
+            for (item, list) in inputs.sorted(by: { $0.key < $1.key }) {
+                if let missing = list.first(where: { !items.contains($0) }) {
+                    return "its image \(item) is made from an item it does not have (\(missing))"
                 }
             }
         }

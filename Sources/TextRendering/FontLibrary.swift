@@ -24,8 +24,8 @@ public final class FontLibrary {
     /// True when the family asked for is not installed and another was matched (worth one log line).
     public let familyWasSubstituted: Bool
 
-    private let freeType: FT_Library
-    var freeTypeLibrary: FT_Library { freeType }
+    private let freeType: FreeTypeLibrary
+    var freeTypeLibrary: FT_Library { freeType.library }
     private let fonts: UnsafeMutablePointer<FcFontSet>
     private let candidates: [Candidate]
     private var faces: [Int: FontFace] = [:]
@@ -38,18 +38,13 @@ public final class FontLibrary {
         var library: FT_Library?
         let status = FT_Init_FreeType(&library)
         guard status == 0, let library else { throw .freeType(call: "FT_Init_FreeType", code: status) }
-        guard let pattern = FcNameParse(Self.fontconfigName(family)) else {
-            FT_Done_FreeType(library)
-            throw .fontconfig("the family name \(family) could not be read")
-        }
+        let freeType = FreeTypeLibrary(library)
+        guard let pattern = FcNameParse(Self.fontconfigName(family)) else { throw .fontconfig("the family name \(family) could not be read") }
         defer { FcPatternDestroy(pattern) }
         FcConfigSubstitute(nil, pattern, FcMatchPattern)
         FcDefaultSubstitute(pattern)
         var result = FcResultNoMatch
-        guard let sorted = FcFontSort(nil, pattern, FcTrue, nil, &result), sorted.pointee.nfont > 0 else {
-            FT_Done_FreeType(library)
-            throw .noFonts
-        }
+        guard let sorted = FcFontSort(nil, pattern, FcTrue, nil, &result), sorted.pointee.nfont > 0 else { throw .noFonts }
         var candidates: [Candidate] = []
         for i in 0..<Int(sorted.pointee.nfont) {
             guard let font = sorted.pointee.fonts[i] else { continue }
@@ -65,23 +60,18 @@ public final class FontLibrary {
         }
         guard !candidates.isEmpty else {
             FcFontSetDestroy(sorted)
-            FT_Done_FreeType(library)
             throw .noFonts
         }
         var matched: UnsafeMutablePointer<FcChar8>?
         let first = sorted.pointee.fonts[0]!
         matchedFamily = FcPatternGetString(first, "family", 0, &matched) == FcResultMatch && matched != nil ? String(cString: matched!) : family
         familyWasSubstituted = !Self.isGeneric(family) && matchedFamily.lowercased() != family.lowercased()
-        self.freeType = library
+        self.freeType = freeType
         self.fonts = sorted
         self.candidates = candidates
     }
 
-    deinit {
-        faces.removeAll()  // each face is done before the library
-        FcFontSetDestroy(fonts)
-        FT_Done_FreeType(freeType)
-    }
+    deinit { FcFontSetDestroy(fonts) }
 
     /// The face for the family's own characters (the first match): its metrics set the line height.
     public func primaryFace(pixelSize: Int) throws(TextError) -> FontFace {
@@ -137,22 +127,34 @@ public final class FontLibrary {
     }
 }
 
+/// A FreeType library, done when the last face opened in it (and the
+/// ``FontLibrary``) is gone: a shaped line's glyphs keep their faces, and so
+/// the library, however long they are kept.
+final class FreeTypeLibrary {
+    let library: FT_Library
+    init(_ library: FT_Library) { self.library = library }
+    deinit { FT_Done_FreeType(library) }
+}
+
 /// One FreeType face at one pixel size. A colour bitmap font (Noto Color
 /// Emoji) has fixed sizes only: it is used at its nearest strike, and its
 /// glyphs and advances are scaled by ``scale`` to the size asked for.
 public final class FontFace {
     let face: FT_Face
+    /// Kept so the library outlives the face.
+    private let owner: FreeTypeLibrary
     /// The face's pixels to the size asked for: 1 for an outline font.
     public private(set) var scale: Double = 1
     public let isScalable: Bool
     public let hasColour: Bool
     private var pixelSize = 0
 
-    init(library: FT_Library, file: String, index: Int32) throws(TextError) {
+    init(library: FreeTypeLibrary, file: String, index: Int32) throws(TextError) {
         var face: FT_Face?
-        let status = FT_New_Face(library, file, FT_Long(index), &face)
+        let status = FT_New_Face(library.library, file, FT_Long(index), &face)
         guard status == 0, let face else { throw .freeType(call: "FT_New_Face(\(file))", code: status) }
         self.face = face
+        owner = library
         isScalable = face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0
         hasColour = face.pointee.face_flags & FT_Long(FT_FACE_FLAG_COLOR) != 0
     }

@@ -19,6 +19,9 @@ import Glibc
 /// count over 10 s while on is printed beside it, to show the measure sees
 /// a working show.
 ///
+/// The show has captions and a clock (issue 37): a clock turns every
+/// minute while on, and must not wake the show while off.
+///
 /// With `--idle`, `wakeups_while_idle_off_per_min`: the same show with
 /// `idle_off` of 15 s and nobody there, counted once it has gone off by
 /// itself (`display_state` `off_by_idle`): waiting for presence must cost
@@ -42,6 +45,8 @@ struct WakeupsWhileOff: ParsableCommand {
             keepPictureBuffersOutOfTheHeap()
             var settings = headlessShow(folder, interval: 2, socket: socket)
             if idle { settings.power.idleOff = Self.idleOff }
+            settings.text.caption = try CaptionTemplate(parsing: "{file}")
+            settings.text.clock = try StrftimePattern("%H:%M")
             try DisplayJob(settings: settings, index: 0, log: { _ in }).run()
             return
         }

@@ -266,6 +266,8 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         ("grid-made-from-itself.heic", "its images are made from themselves"),
         ("grid-reference-with-a-false-size.heic", "its images are made from themselves"),
         ("second-description-with-a-grid-made-from-itself.heic", "it holds two descriptions (meta boxes)"),
+        // An identity image made from item 12802, which the file does not list: libheif 1.15 asserts and aborts.
+        ("identity-made-from-an-item-not-listed.heic", "its image 2 is made from an item it does not have (12802)"),
     ])
     func aGridMadeFromItselfIsRefusedByName(file: String, reason: String) throws {
         let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../fuzz-regressions/heif").standardized.path

@@ -80,6 +80,65 @@ import Testing
         #expect(try run.screen.shown == run.snapshot(at: 0))
     }
 
+    /// The text settings apply on a reload, as their reference says (live):
+    /// captions and a clock appear, change and go without a restart.
+    @Test func aReloadAddsChangesAndRemovesTheText() throws {
+        let folder = try fourColours()
+        var settings = try textSettings(folder)
+        let run = try SimulatedShow(settings)
+        run.run(until: 1)
+        settings.text.caption = try CaptionTemplate(parsing: "{file}")
+        settings.text.clock = try StrftimePattern("%H:%M")
+        try run.reload(settings)
+        run.run(until: 2)
+        #expect(try run.screen.shown == run.snapshot(at: 0))
+        #expect(run.show.texts.clockWords == "14:00")
+        settings.text.legibility = .band
+        settings.text.clockCorner = .topLeft
+        try run.reload(settings)
+        run.run(until: 3)
+        #expect(try run.screen.shown == run.snapshot(at: 0))
+        settings.text = TextSettings()
+        try run.reload(settings)
+        run.run(until: 4)
+        #expect(try run.screen.shown == run.snapshot(at: 0))
+        #expect(run.show.texts.clockWords == nil)
+    }
+
+    /// A portrait panel (a screen turned 90 or 270 degrees, or upside down):
+    /// the text is upright for the viewer, the panel's frame being exactly
+    /// the upright screen's frame turned.
+    @Test(arguments: [Rotation.quarter, .half, .threeQuarters])
+    func textIsUprightOnATurnedPanel(_ rotation: Rotation) throws {
+        let folder = try fourColours()
+        var settings = try textSettings(folder)
+        settings.text.caption = try CaptionTemplate(parsing: "{file}\nمرحبا 你好")
+        settings.text.clock = try StrftimePattern("%H:%M")
+        let upright = PixelSize(width: 320, height: 240)
+        var job = SnapshotJob(settings: settings, screen: upright, position: 0.3)
+        job.message = "Closing soon"
+        job.time = SimulatedShow.wallStart
+        let expected = try job.run().frame
+        settings.display.rotation = rotation
+        job = SnapshotJob(settings: settings, screen: rotation.logicalSize(of: upright), position: 0.3)
+        job.message = "Closing soon"
+        job.time = SimulatedShow.wallStart
+        let turned = try job.run().frame
+        #expect(turned == uprightTurned(expected, by: rotation))
+    }
+
+    /// `image` turned clockwise by `rotation`, pixel by pixel.
+    func uprightTurned(_ image: RasterImage, by rotation: Rotation) -> RasterImage {
+        var out = RasterImage(size: rotation.logicalSize(of: image.size), filledWith: .black)
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let at = rotation.panelPoint(ofScreenX: x, y: y, screen: image.size)
+                out[at.x, at.y] = image[x, y]
+            }
+        }
+        return out
+    }
+
     @Test func aMessageShowsOverEverythingUntilItExpires() throws {
         let folder = try fourColours()
         var settings = try textSettings(folder)

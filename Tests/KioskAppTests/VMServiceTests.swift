@@ -40,7 +40,8 @@ struct VMServiceTests {
 
     @Test func thePackageInstallsTheUserAndFolderAndStartsNothing() throws {
         let depends = try text("depends.txt")
-        for package in ["seatd", "libseat1", "libdrm2", "libturbojpeg0", "libsystemd0", "libevdev2", "libspng0", "libwebp7", "libheif1", "libavif15", "libyuv0"] {
+        for package in ["seatd", "libseat1", "libdrm2", "libturbojpeg0", "libsystemd0", "libevdev2", "libspng0", "libwebp7", "libheif1", "libavif15", "libyuv0",
+                        "libraqm0", "libfontconfig1", "libfreetype6", "libexempi8", "libiptcdata0", "fonts-dejavu-core"] {
             #expect(depends.contains(package), "Depends lacks \(package): \(depends)")
         }
         #expect(try text("after-install.txt") == "disabled inactive")

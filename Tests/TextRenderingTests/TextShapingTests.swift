@@ -60,6 +60,24 @@ import TestSupport
         }
     }
 
+    /// A colour emoji: HarfBuzz's glyph, its advance within an eighth of a
+    /// pixel (Noto Color Emoji has one strike, 109 pixels, scaled to the
+    /// size: hb-shape scales the font's units instead). hb-view cannot be
+    /// the reference here: the cairo it uses on Debian 12 draws no colour
+    /// bitmap glyphs (TextLayerTests checks the colour and the size).
+    @Test func anEmojiIsHarfBuzzsGlyphAtItsAdvance() throws {
+        let sample = Sample(family: "Noto Color Emoji", file: "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", text: "😀🎉")
+        let line = try TextShaper(fonts: try FontLibrary(family: "DejaVu Sans")).shape(sample.text, pixelSize: Self.pixelSize)
+        let expected = try Self.harfBuzzGlyphs(sample)
+        #expect(line.glyphs.map(\.index) == expected.map(\.index))
+        let allColour = line.glyphs.allSatisfy { $0.face.hasColour }
+        #expect(allColour)
+        let positions = line.glyphs.map { Int(($0.x * 64).rounded()) }
+        for (ours, theirs) in zip(positions, expected.map(\.x)) {
+            #expect(abs(ours - theirs) <= 8, "glyph at \(ours)/64 px, hb-shape \(theirs)/64 px")
+        }
+    }
+
     /// The ink of an image: its pixels darker than white, cropped to their
     /// bounding box, as gray levels (0 black, 255 white).
     static func ink(_ image: RasterImage) -> (size: PixelSize, gray: [Int]) {
