@@ -53,6 +53,17 @@ import Testing
         let deadline = Date().addingTimeInterval(5)
         while try written(folder, "rpi_backlight") != "102\n" && Date() < deadline { usleep(5000) }
         #expect(try written(folder, "rpi_backlight") == "102\n")
+        #expect(writer.takeFailure() == nil)
+        // A backlight gone (its driver unbound): the write's failure is kept for the loop's log, once.
+        try FileManager.default.removeItem(atPath: folder)
+        writer.set(percent: 50)
+        var failure: String?
+        while failure == nil && Date() < deadline.addingTimeInterval(5) {
+            failure = writer.takeFailure()
+            usleep(5000)
+        }
+        #expect(failure?.contains("rpi_backlight") == true, "\(String(describing: failure))")
+        #expect(writer.takeFailure() == nil)
         let empty = try sysfs([])
         defer { try? FileManager.default.removeItem(atPath: empty) }
         let none = Dimmer.choose(connector: "eDP-1", folder: empty)

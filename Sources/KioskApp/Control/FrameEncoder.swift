@@ -10,7 +10,7 @@ import SystemCalls
 /// milliseconds, which the run loop must not spend mid-slide. The loop
 /// copies the frame on screen (a few milliseconds), hands it over with the
 /// client it is for, and collects the file when ``readyFD`` is readable.
-final class FrameEncoder: @unchecked Sendable {
+final class FrameEncoder: Sendable {
     enum Format: Sendable {
         /// Lossless, the frame's own size: `kioskctl screenshot`.
         case png
@@ -26,70 +26,44 @@ final class FrameEncoder: @unchecked Sendable {
         let file: Result<[UInt8], ImageFileError>
     }
 
-    private struct State {
-        var queue: [(client: UInt64, frame: RasterImage, format: Format)] = []
-        var finished: [Finished] = []
-        var stopping = false
+    private struct Job: Sendable {
+        let client: UInt64
+        let frame: RasterImage
+        let format: Format
     }
 
-    private let state = Mutex(State())
-    private let wake: EventCounter
-    private let ready: EventCounter
+    /// Jobs are keyed by a serial: every screenshot asked for is encoded, in order.
+    private let thread: WorkerThread<UInt64, Job, Finished>
+    private let serial = Mutex<UInt64>(0)
 
     /// Readable when screenshots are finished: call ``takeFinished()``.
-    var readyFD: Int32 { ready.descriptor.rawValue }
+    var readyFD: Int32 { thread.readyFD }
 
     init() throws(SystemCallError) {
-        wake = try EventCounter(nonBlocking: false)
-        ready = try EventCounter(nonBlocking: true)
-        try startDetachedThread { [self] in work() }
+        thread = try WorkerThread { { job in Self.encoded(job) } }
     }
 
     func encode(_ frame: RasterImage, as format: Format = .png, for client: UInt64) {
-        state.withLock { $0.queue.append((client, frame, format)) }
-        wake.signal()
+        let key = serial.withLock { serial in
+            serial += 1
+            return serial
+        }
+        thread.submit(Job(client: client, frame: frame, format: format), key: key)
     }
 
-    func takeFinished() -> [Finished] {
-        ready.take()
-        return state.withLock { state in
-            defer { state.finished = [] }
-            return state.finished
-        }
-    }
+    func takeFinished() -> [Finished] { thread.takeFinished() }
 
     /// Ends the thread after the screenshot in progress.
-    func stop() {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-    }
+    func stop() { thread.stop() }
 
-    private enum Next { case encode(client: UInt64, frame: RasterImage, format: Format), sleep, stop }
-
-    private func work() {
-        while true {
-            let next: Next = state.withLock { state in
-                if state.stopping { return .stop }
-                guard !state.queue.isEmpty else { return .sleep }
-                let job = state.queue.removeFirst()
-                return .encode(client: job.client, frame: job.frame, format: job.format)
-            }
-            switch next {
-            case .stop: return
-            case .sleep: wake.take()
-            case .encode(let client, let frame, let format):
-                let finished: Finished
-                switch format {
-                case .png:
-                    finished = Finished(client: client, size: frame.size, file: Result { () throws(ImageFileError) in try PNGCodec.encode(frame) })
-                case .jpeg(let maximumWidth, let quality):
-                    let size = Self.size(of: frame.size, atMost: maximumWidth)
-                    let small = resample(frame, to: size)
-                    finished = Finished(client: client, size: size, file: Result { () throws(ImageFileError) in try JPEGCodec.encode(small, quality: quality) })
-                }
-                state.withLock { $0.finished.append(finished) }
-                ready.signal()
-            }
+    private static func encoded(_ job: Job) -> Finished {
+        switch job.format {
+        case .png:
+            return Finished(client: job.client, size: job.frame.size, file: Result { () throws(ImageFileError) in try PNGCodec.encode(job.frame) })
+        case .jpeg(let maximumWidth, let quality):
+            let size = size(of: job.frame.size, atMost: maximumWidth)
+            let small = resample(job.frame, to: size)
+            return Finished(client: job.client, size: size, file: Result { () throws(ImageFileError) in try JPEGCodec.encode(small, quality: quality) })
         }
     }
 }

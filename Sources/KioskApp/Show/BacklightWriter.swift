@@ -1,63 +1,34 @@
 import KioskCore
 import LinuxPlatform
-import Synchronization
 import SystemCalls
 
 /// Sets the panel's backlight on a thread of its own: a sysfs write is
 /// quick on most panels, but some backlights sit behind I2C or the
 /// firmware, and the run loop never waits for a device. Only the newest
 /// level asked for is written; a failure is kept for the loop to log.
-final class BacklightWriter: @unchecked Sendable {
+final class BacklightWriter: Sendable {
     let backlight: Backlight
-    private struct State {
-        var pending: Int?
-        var failure: String?
-        var stopping = false
-    }
-
-    private let state = Mutex(State())
-    private let wake: EventCounter
+    /// Each write's failure, or nil when it took (one kind of job: the newest level replaces a waiting one).
+    private let thread: WorkerThread<Int, Int, String?>
 
     init(_ backlight: Backlight) throws(SystemCallError) {
         self.backlight = backlight
-        wake = try EventCounter(nonBlocking: false)
-        try startDetachedThread { [self] in work() }
+        thread = try WorkerThread {
+            { percent in
+                do { try backlight.set(percent: percent) } catch { return "\(error)" }
+                return nil
+            }
+        }
     }
 
     /// Sets it to `percent`, soon.
-    func set(percent: Int) {
-        state.withLock { $0.pending = percent }
-        wake.signal()
-    }
+    func set(percent: Int) { thread.submit(percent, key: 0) }
 
-    /// Why the last write failed, once; nil when it did not.
-    func takeFailure() -> String? {
-        state.withLock { state in
-            defer { state.failure = nil }
-            return state.failure
-        }
-    }
+    /// Why the last write failed, once; nil when none failed since the last call.
+    func takeFailure() -> String? { thread.takeFinished().compactMap { $0 }.last }
 
     /// Ends the thread after the write in progress.
-    func stop() {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-    }
-
-    private func work() {
-        while true {
-            let (pending, stopping) = state.withLock { state in
-                defer { state.pending = nil }
-                return (state.pending, state.stopping)
-            }
-            if stopping { return }
-            guard let pending else {
-                wake.take()
-                continue
-            }
-            do { try backlight.set(percent: pending) } catch { state.withLock { $0.failure = "\(error)" } }
-        }
-    }
+    func stop() { thread.stop() }
 }
 
 /// Where the display's brightness goes: the panel's backlight where it has
