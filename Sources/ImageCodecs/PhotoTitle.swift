@@ -32,7 +32,7 @@ public enum PhotoTitle {
     /// Text worth showing: not blank, not a camera's placeholder.
     static func meaningful(_ text: String?) -> String? {
         guard let text else { return nil }
-        let trimmed = String(text.drop { $0.isWhitespace || $0 == "\0" }.reversed().drop { $0.isWhitespace || $0 == "\0" }.reversed())
+        let trimmed = text.trimmingWhitespace()
         return trimmed.isEmpty || cameraPlaceholders.contains(trimmed) ? nil : trimmed
     }
 

@@ -38,12 +38,6 @@ public struct OverlayLayer: Sendable, Equatable {
     /// The stored size: the upright size turned like the panel.
     public var storedSize: PixelSize { rotation.logicalSize(of: size) }
 
-    /// The pixel the viewer sees at (`x`, `y`) of the upright layer.
-    public func uprightPixel(x: Int, y: Int) -> UInt32 {
-        let at = rotation.panelPoint(ofScreenX: x, y: y, screen: size)
-        return pixels[at.y * storedSize.width + at.x]
-    }
-
     /// Upright pixels turned onto a panel turned by `rotation` (the panel's
     /// pixel (px, py) is the screen's point ``Rotation/panelPoint(ofScreenX:y:screen:)`` maps to it).
     static func turn(_ pixels: [UInt32], size: PixelSize, by rotation: Rotation) -> [UInt32] {

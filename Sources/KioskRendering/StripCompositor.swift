@@ -63,7 +63,7 @@ public struct StripCompositor: Sendable {
     /// `overlays` (text) are blended over the strip, in order, each row of
     /// them into the row being composed before it is written: the panel's
     /// memory is still written once and never read. A picture's `caption`
-    /// comes first, placed on it (``captionPlacement(of:onPictureAt:size:cell:)``)
+    /// comes first, placed on it (``captionPlacement(of:onPictureAt:cell:)``)
     /// and clipped to its cell, so it slides with it and shows where it shows.
     public func compose(
         into surface: PixelSurface, cells: [StripCell], turnedBy rotation: Rotation = .none, brightness: Int = 100,
@@ -113,7 +113,7 @@ public struct StripCompositor: Sendable {
                 let composed = PixelSurface(base: UnsafeMutableRawPointer(scratch.baseAddress!), size: surface.size, bytesPerRow: surface.size.width * 4)
                 composeColumns(rows, of: placed, into: composed, rotation: rotation)
                 for y in 0..<surface.size.height {
-                    for layer in layers { layer.blend(intoPanelRow: y, composed.row(y)) }
+                    for layer in layers { layer.blend(intoPanelRow: y, composed.row(y), within: columns) }
                     if let dimming {
                         dimming.apply(composed.row(y) + columns.lowerBound, count: columns.count, into: surface.row(y) + columns.lowerBound)
                     } else {
@@ -166,7 +166,7 @@ public struct StripCompositor: Sendable {
             for y in rows {
                 let panelY = backwards ? height - 1 - y : y
                 let panelRow = surface.row(panelY)
-                let covered = overlays.contains { $0.inks(panelRow: panelY) }
+                let covered = overlays.contains { $0.inkedColumns(panelRow: panelY) != nil }
                 let row = dimming == nil && !covered ? panelRow : scratch.baseAddress!
                 // The screen's columns a..<b in the row.
                 func fillColumns(_ a: Int, _ b: Int) {
@@ -271,8 +271,6 @@ extension Range where Bound == Int {
 /// and how far its stored (turned) pixels are from the panel's.
 private struct PanelOverlay {
     let layer: OverlayLayer
-    /// The screen rows it shows in (upright).
-    let screenRows: Range<Int>
     /// The panel rectangle it shows in.
     let panel: PixelRect
     /// The panel point of the layer's stored pixel (0, 0).
@@ -282,7 +280,6 @@ private struct PanelOverlay {
         precondition(placed.layer.rotation == rotation, "an overlay turned \(placed.layer.rotation.rawValue) degrees on a panel turned \(rotation.rawValue)")
         guard let visible = placed.visibleRect(onScreen: screen) else { return nil }
         layer = placed.layer
-        screenRows = visible.y..<(visible.y + visible.height)
         panel = rotation.panelRect(of: visible, screen: screen)
         // Turning is the same for the layer and the screen, so the two differ by a translation.
         let corner = rotation.panelPoint(ofScreenX: placed.x, y: placed.y, screen: screen)
@@ -290,20 +287,19 @@ private struct PanelOverlay {
         offset = (corner.x - inLayer.x, corner.y - inLayer.y)
     }
 
-    /// The panel columns of row `y` its ink covers (nil where it has none there).
-    func inkedColumns(panelRow y: Int) -> Range<Int>? {
+    /// The panel columns of row `y` its ink covers, within `band` (nil where it has none there).
+    func inkedColumns(panelRow y: Int, within band: Range<Int> = 0..<Int.max) -> Range<Int>? {
         guard y >= panel.y, y < panel.y + panel.height else { return nil }
         let ink = layer.inkColumns[y - offset.y]
-        let first = max(panel.x, ink.lowerBound + offset.x), end = min(panel.x + panel.width, ink.upperBound + offset.x)
+        let first = max(panel.x, ink.lowerBound + offset.x, band.lowerBound)
+        let end = min(panel.x + panel.width, ink.upperBound + offset.x, band.upperBound)
         return first < end ? first..<end : nil
     }
 
-    /// True when it draws anything on panel row `y`.
-    func inks(panelRow y: Int) -> Bool { inkedColumns(panelRow: y) != nil }
-
-    /// Blends its part of panel row `y` into `row` (that panel row's pixels).
-    func blend(intoPanelRow y: Int, _ row: UnsafeMutablePointer<UInt32>) {
-        guard let columns = inkedColumns(panelRow: y) else { return }
+    /// Blends its part of panel row `y` into `row` (that panel row's
+    /// pixels), only within the columns `band` (those composed).
+    func blend(intoPanelRow y: Int, _ row: UnsafeMutablePointer<UInt32>, within band: Range<Int> = 0..<Int.max) {
+        guard let columns = inkedColumns(panelRow: y, within: band) else { return }
         let stored = layer.storedSize
         layer.pixels.withUnsafeBufferPointer { pixels in
             let source = pixels.baseAddress! + (y - offset.y) * stored.width + (columns.lowerBound - offset.x)

@@ -44,7 +44,7 @@ public final class FontLibrary {
         FcConfigSubstitute(nil, pattern, FcMatchPattern)
         FcDefaultSubstitute(pattern)
         var result = FcResultNoMatch
-        guard let sorted = FcFontSort(nil, pattern, FcTrue, nil, &result), sorted.pointee.nfont > 0 else { throw .noFonts }
+        guard let sorted = FcFontSort(nil, pattern, FcTrue, nil, &result) else { throw .noFonts }
         var candidates: [Candidate] = []
         for i in 0..<Int(sorted.pointee.nfont) {
             guard let font = sorted.pointee.fonts[i] else { continue }
@@ -182,6 +182,5 @@ public final class FontFace {
 
     /// The face's ascent and descent at the current size, in pixels (26.6 → pixels, scaled).
     public var ascender: Double { Double(face.pointee.size.pointee.metrics.ascender) / 64 * scale }
-    public var descender: Double { -Double(face.pointee.size.pointee.metrics.descender) / 64 * scale }
     public var lineHeight: Double { Double(face.pointee.size.pointee.metrics.height) / 64 * scale }
 }

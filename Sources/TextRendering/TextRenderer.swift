@@ -24,9 +24,13 @@ public final class TextRenderer {
     public func lines(of text: String, appearance: TextAppearance) throws(TextError) -> [ShapedLine] {
         let look = Look(appearance)
         var failure: TextError?
+        // Each piece measured is shaped once: a line kept is drawn as it was measured.
+        var shapedPieces: [String: ShapedLine] = [:]
         let wrapped = LineWrapping.lines(of: text, width: appearance.maxWidth - 2 * look.padding, maxLines: appearance.maxLines) { piece in
             do throws(TextError) {
-                return Int(try shaper.shape(piece, pixelSize: appearance.pixelSize).advance.rounded(.up))
+                let line = try shaper.shape(piece, pixelSize: appearance.pixelSize)
+                shapedPieces[piece] = line
+                return Int(line.advance.rounded(.up))
             } catch {
                 failure = error
                 return 0
@@ -34,7 +38,9 @@ public final class TextRenderer {
         }
         if let failure { throw failure }
         var shaped: [ShapedLine] = []
-        for line in wrapped { shaped.append(try shaper.shape(line, pixelSize: appearance.pixelSize)) }
+        for line in wrapped {
+            if let measured = shapedPieces[line] { shaped.append(measured) } else { shaped.append(try shaper.shape(line, pixelSize: appearance.pixelSize)) }
+        }
         return shaped
     }
 

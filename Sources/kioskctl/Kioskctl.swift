@@ -237,7 +237,7 @@ struct Message: ParsableCommand {
         }
         guard let text, !text.isEmpty else { throw ValidationError("give the words to show, or --clear") }
         guard !text.contains("\n") else { throw ValidationError("the text is one line: write \\n for a line break") }
-        if let duration, ControlRequest.duration(Substring(duration)) == nil {
+        if let duration, DurationText.seconds(in: duration) == nil {
             throw ValidationError("--for takes 90s, 10m or 2h, from 1 second to 24 hours (got \"\(duration)\")")
         }
     }

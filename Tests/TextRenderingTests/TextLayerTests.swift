@@ -99,8 +99,7 @@ import TestSupport
         }
         edge.sort()
         let median = edge[edge.count / 2]
-        let text = colour.luminance
-        return (max(text, median) + 0.05) / (min(text, median) + 0.05)
+        return RGBColor.contrastRatio(colour.luminance, median)
     }
 
     /// White text on a white picture (and black on black) reads: around

@@ -109,9 +109,9 @@ public struct SnapshotJob: Sendable {
         texts.note = { notes.append($0) }
         if layout.text.caption != nil {
             for slot in layout.geometry.visibleSlots(at: position) {
-                guard let unit = pictures.index.item(forSlot: slot.index), let file = pictures.key(unit).file, let picture = pictures.picture(unit) else { continue }
+                guard let unit = pictures.index.item(forSlot: slot.index), let picture = pictures.picture(unit) else { continue }
                 let key = pictures.key(unit)
-                texts.wantCaption(for: key, facts: CaptionFacts(path: file, info: pictures.info(of: key)), pictureWidth: picture.width)
+                texts.wantCaption(for: key, picture: picture, info: pictures.info(of: key))
             }
         }
         if let message { texts.show(ScreenMessage(text: message, expires: nil)) }

@@ -45,7 +45,7 @@ extension RunningShow {
         order = assembly.settings.folder.order
         let edit = strip.reassemble(assembly, keepingSlot: schedule.target, budget: layout.cacheBudget) { renumber(as: $0) }
         layout = assembly.layout
-        texts.configure(settings: layout.text, screen: layout.geometry.screen, rotation: layout.renderer.rotation)
+        configureTexts()
         zoom.maxZoom = assembly.settings.input.maxZoom
         if announce { emit(.settingsApplied) }
         // A hotplug's move keeps the playlist: no playlist event unless a file came or went meanwhile.

@@ -160,7 +160,7 @@ final class RunningShow {
             }
         }
         if !sizes.isEmpty { measured(sizes, at: now) }
-        for case .decoded(let key, let picture, _, let info) in stills { wantCaption(key, picture: picture, info: info) }
+        for case .decoded(let key, let picture, _, let info) in stills { texts.wantCaption(for: key, picture: picture, info: info) }
         let arrivals = strip.pictures.take(stills)
         texts.keepCaptions(of: strip.decoded.wantedKeys)
         for (file, note) in arrivals.notes { emit(.pictureNote(file: file, note: note)) }
@@ -305,7 +305,7 @@ final class RunningShow {
         if let change = strip.change {
             renderer.draw(
                 into: surface, cells: change.motion.cells(at: position, time: shownAt), brightness: brightness, overlays: overlays,
-                caption: { if case .item(let unit) = $0 { caption(unit) } else { nil } }, contents: &contents
+                caption: { if case .item(let unit) = $0 { texts.caption(for: strip.decoded.key(unit)) } else { nil } }, contents: &contents
             ) { content in
                 switch content {
                 case .item(let item): strip.shownPicture(item, zoomed: zoom.frame)
@@ -314,7 +314,8 @@ final class RunningShow {
             }
         } else {
             renderer.draw(
-                into: surface, position: position, playlist: strip.decoded.index, brightness: brightness, overlays: overlays, caption: caption,
+                into: surface, position: position, playlist: strip.decoded.index, brightness: brightness, overlays: overlays,
+                caption: { texts.caption(for: strip.decoded.key($0)) },
                 contents: &contents
             ) {
                 strip.shownPicture($0, zoomed: zoom.frame)
@@ -324,18 +325,15 @@ final class RunningShow {
 
     // MARK: Text
 
-    /// Unit `unit`'s caption layer, asked for if its words are not drawn yet.
-    private func caption(_ unit: Int) -> OverlayLayer? {
-        guard texts.settings.caption != nil else { return nil }
-        let key = strip.decoded.key(unit)
-        if let picture = strip.decoded.picture(unit) { wantCaption(key, picture: picture, info: strip.decoded.info(of: key)) }
-        return texts.caption(for: key)
-    }
-
-    /// Asks for the caption of a picture decoded (a pair has none: two photos, one slot).
-    private func wantCaption(_ key: PictureKey, picture: RasterImage, info: PictureInfo?) {
-        guard let file = key.file else { return }
-        texts.wantCaption(for: key, facts: CaptionFacts(path: file, info: info), pictureWidth: picture.width)
+    /// New text settings or a new screen: the captions of the pictures held
+    /// are asked for again (each decoded picture's is asked for as it arrives).
+    func configureTexts() {
+        texts.configure(settings: layout.text, screen: layout.geometry.screen, rotation: layout.renderer.rotation)
+        let decoded = strip.decoded
+        for key in decoded.wantedKeys {
+            guard let file = key.file, let picture = decoded.picture(of: file) else { continue }
+            texts.wantCaption(for: key, picture: picture, info: decoded.info(of: key))
+        }
     }
 
     /// The text worker's descriptor is readable: layers finished.

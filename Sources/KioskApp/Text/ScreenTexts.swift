@@ -1,3 +1,4 @@
+import ImageCodecs
 import KioskCore
 import KioskRendering
 
@@ -55,11 +56,14 @@ final class ScreenTexts {
 
     // MARK: Captions
 
-    /// The caption `key` (a picture `width` pixels wide) should have; asked of the drawer when it changed.
-    func wantCaption(for key: PictureKey, facts: CaptionFacts, pictureWidth: Int) {
-        guard let template = settings.caption else { return }
-        let appearance = settings.captionAppearance(screenHeight: screen.height, pictureWidth: pictureWidth)
-        ask(TextJob(words: .caption(template, facts), appearance: appearance, rotation: rotation, locale: settings.locale), for: .caption(key))
+    /// The caption the decoded `picture` (with its `info`) should have;
+    /// asked of the drawer when it changed. A pair of portraits has none:
+    /// two photos share one slot.
+    func wantCaption(for key: PictureKey, picture: RasterImage, info: PictureInfo?) {
+        guard let template = settings.caption, let file = key.file else { return }
+        let appearance = settings.captionAppearance(screenHeight: screen.height, pictureWidth: picture.width)
+        let job = TextJob(words: .caption(template, CaptionFacts(path: file, info: info)), appearance: appearance, rotation: rotation, locale: settings.locale)
+        ask(job, for: .caption(key))
     }
 
     /// The caption layer to draw on `key`'s picture, if there is one and it is current.

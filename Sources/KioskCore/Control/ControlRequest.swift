@@ -128,7 +128,7 @@ extension ControlRequest {
         var seconds: Double?
         if text.hasPrefix("--for") {
             let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            guard words.count == 3, words[0] == "--for", let duration = Self.duration(words[1]) else {
+            guard words.count == 3, words[0] == "--for", let duration = DurationText.seconds(in: words[1]) else {
                 throw ControlRequestError("\(usage); --for takes 90s, 10m or 2h (1 second to 24 hours), got \"\(quoted(rest.prefix(80)))\"")
             }
             seconds = duration
@@ -139,15 +139,6 @@ extension ControlRequest {
             throw ControlRequestError("message: at most \(maximumMessageBytes) bytes of text (got \(text.utf8.count))")
         }
         return .show(text.replacingEscapedLineBreaks(), seconds: seconds)
-    }
-
-    /// `90s`, `10m`, `2h` or bare seconds, from 1 second to 24 hours.
-    public static func duration(_ text: Substring) -> Double? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-        let scale = text.last.flatMap { units[$0] }
-        guard let number = Double(scale == nil ? text : text.dropLast()), number.isFinite else { return nil }
-        let seconds = number * (scale ?? 1)
-        return (1...86_400).contains(seconds) ? seconds : nil
     }
 
     private static func steps(_ command: String, _ argument: String) throws(ControlRequestError) -> Int {

@@ -48,7 +48,8 @@ extension Double {
 }
 
 extension StringProtocol {
-    func trimmingWhitespace() -> String {
+    /// Without whitespace (spaces, tabs, line breaks) at either end.
+    public func trimmingWhitespace() -> String {
         String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

@@ -309,8 +309,8 @@ extension SettingFormat where Value == CECChoice {
 }
 
 extension SettingFormat where Value == Double? {
-    /// `idle_off`: a time (`"10m"`, `"90s"`, `"1h"`, or seconds as a
-    /// number) from 1 s to a day, or `"none"` (nil).
+    /// `idle_off`: a time (``DurationText``, or seconds as a number) from
+    /// 1 s to a day, or `"none"` (nil).
     static var duration: Self {
         SettingFormat(read: { value in
             let problem = SettingProblem("expected a time like \"10m\", \"90s\" or \"1h\" (1 second to 24 hours), or \"none\"")
@@ -321,17 +321,12 @@ extension SettingFormat where Value == Double? {
                 guard let number = value.number else { throw problem }
                 seconds = number
             case .string(let text):
-                let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-                guard let unit = text.last, let scale = units[unit], let number = Double(text.dropLast()) else {
-                    guard let number = Double(text) else { throw problem }
-                    seconds = number
-                    break
-                }
-                seconds = number * scale
+                guard let written = DurationText.seconds(in: text) else { throw problem }
+                seconds = written
             default:
                 throw problem
             }
-            guard seconds.isFinite, seconds >= 1, seconds <= 86_400 else { throw problem }
+            guard seconds.isFinite, DurationText.range.contains(seconds) else { throw problem }
             return seconds
         }, write: { seconds in
             guard let seconds else { return .string("none") }
@@ -364,5 +359,21 @@ extension SettingFormat where Value == PresenceWaking {
             case .always: return .string("always")
             }
         })
+    }
+}
+
+/// A time as an operator writes it, in a setting (`idle_off`) or a command
+/// (`message --for`): `90s`, `10m`, `2h`, or bare seconds.
+public enum DurationText {
+    /// The longest: a day.
+    public static let range = 1.0...86_400
+
+    /// The seconds `text` says, or nil when it says none within ``range``.
+    public static func seconds(in text: some StringProtocol) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        let scale = text.last.flatMap { units[$0] }
+        guard let number = Double(String(scale == nil ? text[...] : text.dropLast())), number.isFinite else { return nil }
+        let seconds = number * (scale ?? 1)
+        return range.contains(seconds) ? seconds : nil
     }
 }

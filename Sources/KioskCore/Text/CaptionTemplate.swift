@@ -84,29 +84,19 @@ public struct CaptionTemplate: Hashable, Sendable, CustomStringConvertible {
                 case .field(let field, let pattern):
                     hasField = true
                     let value = field == .date ? date(pattern ?? Self.defaultDatePattern) : value(field)
-                    let cleaned = (value ?? "").trimmingSpaces
+                    let cleaned = (value ?? "").trimmingWhitespace()
                     if !cleaned.isEmpty { filled = true }
                     words += cleaned
                 }
             }
             if hasField && !filled { continue }
-            let line = words.trimmingSpaces
+            let line = words.trimmingWhitespace()
             if !line.isEmpty { shown.append(line) }
         }
         return shown.joined(separator: "\n")
     }
 
     public var description: String { text }
-}
-
-extension String {
-    /// Without spaces at either end.
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while scalars.first?.isWhitespace == true { scalars.removeFirst() }
-        while scalars.last?.isWhitespace == true { scalars.removeLast() }
-        return String(scalars)
-    }
 }
 
 extension SettingFormat where Value == CaptionTemplate? {

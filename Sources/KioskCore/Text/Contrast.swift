@@ -11,9 +11,9 @@ extension RGBColor {
         return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
     }
 
-    /// WCAG's contrast ratio between two colours: 1 (none) to 21 (black on white).
-    public func contrast(with other: RGBColor) -> Double {
-        let a = luminance, b = other.luminance
-        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    /// WCAG's contrast ratio between two relative luminances (``luminance``):
+    /// 1 (none) to 21 (black on white).
+    public static func contrastRatio(_ a: Double, _ b: Double) -> Double {
+        (max(a, b) + 0.05) / (min(a, b) + 0.05)
     }
 }
