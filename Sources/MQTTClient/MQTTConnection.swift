@@ -15,10 +15,14 @@ import Glibc
 /// hands out the socket and each step of its loop, so the connection lives
 /// on kioskd's run loop like every other source.
 ///
-/// ``connect(to:port:keepalive:)`` resolves the host and opens the TCP
-/// connection, which can take seconds: it is made off the run loop, and
-/// the connection handed to the loop once it has a socket. Every other
-/// call returns at once. One thread at a time uses a connection.
+/// ``open(to:port:keepalive:within:)`` resolves the host, which can take
+/// seconds, then opens the connection without blocking on TCP (a broker
+/// that swallows packets would hold a blocking connect for two minutes)
+/// and writes the CONNECT, giving up after a deadline: it is made off the
+/// run loop, and the connection handed to the loop once the CONNECT is on
+/// its way. Every other call returns at once (``connect(to:port:keepalive:)``,
+/// which blocks for as long as TCP takes, is the tests'). One thread at a
+/// time uses a connection.
 public final class MQTTConnection {
     /// What the broker said, in order.
     public enum Event: Equatable, Sendable {
@@ -155,6 +159,38 @@ public final class MQTTConnection {
     public func connect(to host: String, port: Int, keepalive: Int) throws(Failure) {
         self.keepalive = keepalive
         try check("mosquitto_connect", mosquitto_connect(handle, host, Int32(port), Int32(keepalive)))
+    }
+
+    /// Resolves `host`, starts the TCP connection (`mosquitto_connect_async`:
+    /// it does not wait for the broker to answer), and drives it, and TLS's
+    /// handshake, until the CONNECT is written: at most `seconds` after the
+    /// call began. Blocks for DNS and that: call it off the run loop. A
+    /// broker that never answers (a cut cable, packets dropped) fails with
+    /// "did not answer within N s", never a two-minute TCP time-out.
+    public func open(to host: String, port: Int, keepalive: Int, within seconds: Double) throws(Failure) {
+        self.keepalive = keepalive
+        let deadline = Self.now() + seconds
+        try check("mosquitto_connect_async", mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive)))
+        while wantsWrite {
+            guard let socket else { throw Failure(call: "mosquitto_connect_async", code: MOSQ_ERR_NO_CONN.rawValue) }
+            let left = deadline - Self.now()
+            guard left > 0 else {
+                throw Failure(call: "connect", code: MOSQ_ERR_NO_CONN.rawValue, detail: "the broker did not answer within \(Int(seconds.rounded())) s")
+            }
+            var ready = pollfd(fd: socket, events: Int16(POLLIN | POLLOUT), revents: 0)
+            guard poll(&ready, 1, Int32(min(1000, (left * 1000).rounded(.up)))) > 0 else { continue }
+            // Reading drives TLS's handshake (libmosquitto steps it from its read); writing sends the CONNECT after it.
+            try read()
+            try write()
+            // TLS's handshake waiting for the broker keeps the socket writable with nothing to write: a nap, not a spin.
+            if wantsWrite && ready.revents & Int16(POLLIN) == 0 { usleep(2_000) }
+        }
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// The connection's socket, for the run loop; nil while there is none.

@@ -16,13 +16,14 @@ public final class TestBroker {
     private var process: Process?
     private let config: String
 
-    public init(anonymous: Bool = true, address: String = "127.0.0.1", extra: (String) throws -> String = { _ in "" }) throws {
-        port = try Self.freePort()
+    /// `port`: a given one (a test that had something else there first); else a free one.
+    public init(anonymous: Bool = true, address: String = "127.0.0.1", port: Int? = nil, extra: (String) throws -> String = { _ in "" }) throws {
+        self.port = try port ?? Self.freePort()
         self.address = address
-        folder = NSTemporaryDirectory() + "kioskd-mqtt-\(getpid())-\(port)"
+        folder = NSTemporaryDirectory() + "kioskd-mqtt-\(getpid())-\(self.port)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         config = folder + "/mosquitto.conf"
-        let lines = "listener \(port) \(address)\nallow_anonymous \(anonymous)\npersistence false\n" + (try extra(folder))
+        let lines = "listener \(self.port) \(address)\nallow_anonymous \(anonymous)\npersistence false\n" + (try extra(folder))
         try lines.write(toFile: config, atomically: true, encoding: .utf8)
         try start()
     }
@@ -37,7 +38,8 @@ public final class TestBroker {
         public init(description: String) { self.description = description }
     }
 
-    /// Starts it (again, on the same port), listening within 5 s.
+    /// Starts it (again, on the same port), listening within 30 s (at
+    /// once, unless the machine is busy with other tests).
     public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
@@ -46,7 +48,7 @@ public final class TestBroker {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(30)
         while !Self.accepts(port, at: address) {
             guard Date() < deadline, process.isRunning else { throw BrokerFailure(description: "mosquitto did not listen on port \(port)") }
             usleep(5_000)
@@ -105,9 +107,10 @@ public final class TestBroker {
 
 /// Drives connections as kioskd's run loop does: poll each socket for
 /// reading (and writing while it wants to), read and write when ready,
-/// keepalives between. Until `done` says so, or `seconds` pass.
+/// keepalives between. Until `done` says so, or `seconds` pass (by
+/// default a bound a busy machine cannot miss: `done` ends the wait at once).
 @discardableResult
-public func pump(_ connections: [MQTTConnection], seconds: Double = 5, until done: () -> Bool) -> Bool {
+public func pump(_ connections: [MQTTConnection], seconds: Double = 30, until done: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !done() {
         guard Date() < deadline else { return false }
@@ -125,6 +128,32 @@ public func pump(_ connections: [MQTTConnection], seconds: Double = 5, until don
     return true
 }
 
+/// Subscribes `connection` to `patterns` and pumps it until the broker has
+/// them: a broker handles a client's packets in order, so once it has
+/// acknowledged a message published after them (to a topic of its own,
+/// which no pattern of the tests matches), the subscriptions are in place.
+/// Returns the messages that arrived meanwhile (retained ones), in order;
+/// nil if the acknowledgement did not come within `seconds`.
+public func subscribeAndAwait(_ connection: MQTTConnection, to patterns: [String], seconds: Double = 30) throws -> [MQTTConnection.Event]? {
+    for pattern in patterns { try connection.subscribe(pattern) }
+    guard !patterns.isEmpty else { return [] }
+    let probe = "kioskd-test/subscribed"
+    let id = try connection.publish(probe, [])
+    var arrived: [MQTTConnection.Event] = []
+    var acknowledged = false
+    pump([connection], seconds: seconds) {
+        for event in connection.takeEvents() {
+            switch event {
+            case .acknowledged(id): acknowledged = true
+            case .message(probe, _, _), .acknowledged: break
+            default: arrived.append(event)
+            }
+        }
+        return acknowledged
+    }
+    return acknowledged ? arrived : nil
+}
+
 /// The other side of a test: a client subscribed to some topics that
 /// keeps every message it is sent, and publishes.
 public final class TestSubscriber {
@@ -140,13 +169,16 @@ public final class TestSubscriber {
             return connected
         }
         guard connected else { throw TestBroker.BrokerFailure(description: "\(id) was not accepted") }
-        for pattern in patterns { try connection.subscribe(pattern) }
-        pump([connection], seconds: 0.2) { false }
+        guard let arrived = try subscribeAndAwait(connection, to: patterns) else {
+            throw TestBroker.BrokerFailure(description: "\(id)'s subscriptions were not acknowledged")
+        }
+        for case .message(let topic, let payload, let retained) in arrived { messages.append((topic, payload, retained)) }
     }
 
-    /// Pumps up to `seconds` until `done` holds of what arrived.
+    /// Pumps up to `seconds` until `done` holds of what arrived (by
+    /// default 30 s, which a busy machine cannot miss: `done` ends it at once).
     @discardableResult
-    public func wait(seconds: Double = 10, until done: ([(topic: String, payload: [UInt8], retained: Bool)]) -> Bool) -> Bool {
+    public func wait(seconds: Double = 30, until done: ([(topic: String, payload: [UInt8], retained: Bool)]) -> Bool) -> Bool {
         pump([connection], seconds: seconds) {
             for case .message(let topic, let payload, let retained) in connection.takeEvents() { messages.append((topic, payload, retained)) }
             return done(messages)
@@ -164,7 +196,7 @@ public final class TestSubscriber {
 
     public func publish(_ topic: String, _ payload: [UInt8], retained: Bool = false) throws {
         try connection.publish(topic, payload, retained: retained)
-        pump([connection], seconds: 0.05) { !connection.wantsWrite }
+        pump([connection]) { !connection.wantsWrite }
     }
 
     public func forget() { messages = [] }

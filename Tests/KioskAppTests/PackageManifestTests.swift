@@ -49,4 +49,28 @@ import Testing
         #expect(checked >= 20)
         #expect(undeclared.isEmpty, "declare these in Package.swift:\n\(undeclared.joined(separator: "\n"))")
     }
+
+    /// kioskctl is a small client: FoundationEssentials (JSONDecoder, which
+    /// swift-argument-parser links anyway) is allowed, Foundation and its ICU
+    /// are not (57 MB static where 15 MB will do). The debug build links the
+    /// Swift libraries dynamically, so what kioskctl needs is in its NEEDED list:
+    /// one `import Foundation` in any module it links puts libFoundation.so there.
+    @Test func kioskctlLinksNoFoundation() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["readelf", "--dynamic", try builtExecutable("kioskctl")]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "readelf failed: \(output)")
+        let needed = output.split(separator: "\n").compactMap { line in
+            line.contains("(NEEDED)") ? line.split(separator: "[").last.map { String($0.dropLast()) } : nil
+        }
+        try #require(needed.contains("libswiftCore.so"), "not a dynamically linked Swift program: \(needed)")
+        let foundation = needed.filter { $0.hasPrefix("libFoundation") && !$0.hasPrefix("libFoundationEssentials") }
+        #expect(foundation.isEmpty, "kioskctl links \(foundation): a module it uses imports Foundation (use Glibc, or FoundationEssentials)")
+        #expect(!needed.contains { $0.hasPrefix("libicu") || $0.hasPrefix("lib_FoundationICU") }, "kioskctl links ICU: \(needed)")
+    }
 }

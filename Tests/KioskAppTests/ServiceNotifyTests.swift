@@ -53,35 +53,34 @@ final class NotifySocket {
     @Test func readyComesWithTheFirstPictureAndTheStatusFollowsTheShow() throws {
         let notify = try NotifySocket()
         let daemon = try HeadlessDaemonTests.Daemon(["--interval", "600"], environment: ["NOTIFY_SOCKET": notify.path])
-        let ready = notify.receive(until: { $0.contains("READY=1") }, within: 20)
+        let ready = notify.receive(until: { $0.contains("READY=1") }, within: 30)
         #expect(ready == "READY=1\nSTATUS=showing 01.jpg (8 pictures)")
         daemon.waitFor("picture(s), picture 0 in the centre")
         daemon.signal(SIGUSR1)
-        #expect(notify.receive(until: { $0.hasPrefix("STATUS=") }, within: 10) == "STATUS=showing 02.jpg (8 pictures)")
+        #expect(notify.receive(until: { $0.hasPrefix("STATUS=") }, within: 30) == "STATUS=showing 02.jpg (8 pictures)")
         _ = daemon.stop()
-        #expect(notify.receive(until: { $0.hasPrefix("STOPPING=1") }, within: 10) == "STOPPING=1\nSTATUS=stopping on SIGTERM")
+        #expect(notify.receive(until: { $0.hasPrefix("STOPPING=1") }, within: 30) == "STOPPING=1\nSTATUS=stopping on SIGTERM")
         #expect(!daemon.log.contains("WATCHDOG"), "no watchdog asked for, none pinged")
     }
 
     /// `WatchdogSec=0.4`: pings every 0.2 s from the run loop; a stopped
     /// process (SIGSTOP, as a hung one) sends none, and they resume with it.
+    /// (How often is `ServiceNotifications`' to say, tested on its own: here,
+    /// that pings come one after another, on a busy machine however late.)
     @Test func theRunLoopPingsTheWatchdogAndAStoppedLoopDoesNot() throws {
         let notify = try NotifySocket()
         let daemon = try HeadlessDaemonTests.Daemon(
             ["--interval", "600", "--socket", "none"], environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
-        #expect(notify.receive(until: { $0.contains("READY=1") }, within: 20) != nil)
+        #expect(notify.receive(until: { $0.contains("READY=1") }, within: 30) != nil)
         var pings = 0
-        let start = Date()
-        while Date().timeIntervalSince(start) < 1.5, let message = notify.receive(within: 0.5) {
-            if message == "WATCHDOG=1" { pings += 1 }
-        }
-        #expect(pings >= 3, "1.5 s at one ping per 0.2 s gave \(pings)")
+        while pings < 3, notify.receive(until: { $0 == "WATCHDOG=1" }, within: 30) != nil { pings += 1 }
+        #expect(pings == 3, "pings one after another")
         daemon.signal(SIGSTOP)
-        // What was sent before the stop took effect, then silence.
+        // What was sent before the stop took effect, then silence (five pings' time: a running loop would ping).
         while notify.receive(within: 0.1) != nil {}
         #expect(notify.receive(within: 1.0) == nil, "a stopped kioskd pinged")
         daemon.signal(SIGCONT)
-        #expect(notify.receive(within: 2.0) == "WATCHDOG=1")
+        #expect(notify.receive(within: 30) == "WATCHDOG=1")
         _ = daemon.stop()
     }
 

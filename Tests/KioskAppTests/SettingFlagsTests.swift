@@ -1,6 +1,7 @@
 import ControlClient
 import Foundation
 import KioskCore
+import TestSupport
 import Testing
 
 /// kioskd's command-line flags are the settings table's: each descriptor's
@@ -81,13 +82,15 @@ import Testing
         let daemon = try Daemon(["--config", config, "--transition", "0.05", "--start-paused"])
         daemon.waitFor("control socket: ")
         defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
+        let control = try patientControl(daemon.socket)
         func status() throws -> [String: Any] {
             (try JSONSerialization.jsonObject(with: Data(try control.request("status"))) as? [String: Any]) ?? [:]
         }
-        for _ in 0..<100 where try status()["paused"] as? Bool != true { usleep(10_000) }
-        #expect(try status()["paused"] as? Bool == true)
-        usleep(2_000_000)   // ten intervals: a running show would have moved on
+        let paused = try eventually { try status()["paused"] as? Bool == true }
+        #expect(paused)
+        // Ten intervals: a running show would have moved on, even on a busy
+        // machine; a paused one never does, however long the wait.
+        usleep(2_000_000)
         _ = try control.request("resume")
         daemon.waitFor("picture 1 in the centre")
         // --verbose logs every picture the strip rests on: none before the resume.
@@ -112,7 +115,7 @@ import Testing
         let daemon = try Daemon(["--config", config])
         daemon.waitFor("control socket: ")
         defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
+        let control = try patientControl(daemon.socket)
         try "images = \"\(folder.path)\"\nstate_dir = \"none\"\nstart_paused = true\n".write(toFile: config, atomically: true, encoding: .utf8)
         let reload = try JSONSerialization.jsonObject(with: Data(try control.request("reload"))) as? [String: Any]
         #expect(reload?["changed"] as? [String] == [] && reload?["restart_needed"] as? [String] == ["start_paused"], "\(String(describing: reload))")

@@ -86,7 +86,7 @@ final class PipeCommands: ShowSource {
         let loop = try ShowLoop(controller: controller, decoder: worker)
         let commands = PipeCommands()
         try loop.add(commands)
-        let deadline = MonotonicClock.now() + 10
+        let deadline = MonotonicClock.now() + 30   // a bound for a busy machine: each wait ends when its event comes
         // Once the first picture is up (commands before that only choose
         // where the show starts: no slide, no event for the pictures passed).
         _ = try loop.run { _ in events.contains { if case .ready = $0 { true } else { false } } || MonotonicClock.now() > deadline }

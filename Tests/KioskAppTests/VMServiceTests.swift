@@ -70,7 +70,9 @@ struct VMServiceTests {
         #expect(journal.contains("kioskd.service: Watchdog timeout (limit 8s)!"))
         #expect(!journal.contains("Backtracing"), "a hung kioskd must end at once, not run the crash backtracer")
         let hang = try #require(Int(try text("hang-restart-ms.txt")))
-        #expect(hang < 30_000, "from SIGSTOP to active again: \(hang) ms")
+        // The watchdog's 8 s, then a start (slow for an emulated guest on a busy
+        // host); a hang never caught would leave it inactive (wait_active's 120 s).
+        #expect(hang < 90_000, "from SIGSTOP to active again: \(hang) ms")
     }
 
     /// `chvt 2` hands the screen to the text console (exactly as it was

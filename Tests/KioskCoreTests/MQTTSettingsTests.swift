@@ -97,9 +97,6 @@ import Testing
             #expect(throws: Never.self) { try ControlRequest(parsing: line) }
         }
         #expect(try ControlRequest(parsing: "set interval 12") == .set(setting: "interval", value: "12"))
-        // The light's on: what its template gives with and without a brightness (Home Assistant's 0 to 255 as 0 to 100).
-        #expect(byObject["light/display"]?["command_on_template"]
-            == "display on{% if brightness is defined %} {{ (brightness * 100 / 255) | round(0) | int }}{% endif %}")
         #expect(try ControlRequest(parsing: "display on") == .display(.on))
         #expect(try ControlRequest(parsing: "display on 40") == .display(.on, brightness: 40))
         #expect(discovery.retiredConfigTopics == ["homeassistant/switch/lobby/display/config", "homeassistant/sensor/lobby/lux/config"])
@@ -110,6 +107,60 @@ import Testing
         #expect(byObject["image/picture"]?["image_topic"] == .string("kioskd/lobby/picture"))
         #expect(discovery.configPattern == "homeassistant/+/lobby/+/config" && discovery.statusTopic == "homeassistant/status")
     }
+
+    /// The light's templates as Home Assistant renders them (Jinja2, in its
+    /// sandbox): its lowest brightness, 1, is kioskd's lowest visible level,
+    /// not 0 (a black picture shown as "on"); 255 is 100; and the state read
+    /// back gives each level Home Assistant's own number again.
+    @Test func theLightsLowestLevelIsVisibleAndLevelsRoundTrip() throws {
+        let discovery = HomeAssistantDiscovery(topics: MQTTTopics(name: "lobby"), prefix: "homeassistant", version: "1")
+        let light = try #require(discovery.entities.first { $0.object == "display" }?.fields)
+        guard case .string(let on)? = light["command_on_template"], case .string(let back)? = light["brightness_template"] else {
+            Issue.record("the light has no templates")
+            return
+        }
+        let script = """
+            import json, sys
+            from jinja2.sandbox import ImmutableSandboxedEnvironment
+            env = ImmutableSandboxedEnvironment()
+            on, back = env.from_string(sys.argv[1]), env.from_string(sys.argv[2])
+            out = {"none": on.render(), "on": {b: on.render(brightness=b) for b in range(1, 256)},
+                   "back": {k: back.render(value_json={"brightness": k}) for k in range(0, 101)}}
+            print(json.dumps(out))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")   // Debian's, with python3-jinja2 (scripts/install-deps --vm)
+        process.arguments = ["-c", script, on, back]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "Jinja2 could not render the templates")
+        let rendered = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+        #expect(rendered["none"] as? String == "display on")
+        let levels = try #require(rendered["on"] as? [String: String])
+        func level(_ brightness: Int) throws -> Int {
+            let line = try #require(levels[String(brightness)])
+            guard case .display(.on, let level?) = try ControlRequest(parsing: line) else { throw ParseFailure(line: line) }
+            return level
+        }
+        #expect(try level(1) == 1, "Home Assistant's lowest level must be visible")
+        #expect(try level(255) == 100)
+        #expect(try level(128) == 50)
+        let all = try (1...255).map(level)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0 <= $1 } && Set(all) == Set(1...100), "1 to 255 onto every level 1 to 100, in order")
+        let readBack = try #require(rendered["back"] as? [String: String])
+        #expect(readBack["0"] == "0" && readBack["1"] == "1" && readBack["100"] == "255")
+        for brightness in 1...255 {
+            // What Home Assistant sets, read back from the state, sets the same level again.
+            let shown = try level(brightness)
+            let again = try #require(readBack[String(shown)].flatMap { Int($0) })
+            #expect(try level(again) == shown, "\(brightness) -> \(shown) -> \(again)")
+        }
+    }
+
+    struct ParseFailure: Error { let line: String }
 
     /// A burst of changes is one message at its end; a quiet one goes at once.
     @Test func stateIsPublishedAtMostTenTimesASecond() {

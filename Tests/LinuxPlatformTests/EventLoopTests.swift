@@ -11,7 +11,10 @@ import Testing
     /// wake-up. The budget itself is `theCrowdIsHandledWithinABudgetPerWakeUp`'s.
     func unhurriedLoop() throws -> EventLoop { try EventLoop(normalEventBudget: 60) }
 
-    /// A deadline that ends a wake-up that would otherwise wait for ever.
+    /// A deadline that ends a wake-up that would otherwise wait for ever:
+    /// the default for one meant to find nothing, a long one (`after: 30`)
+    /// where sources are ready, since a due deadline makes ordinary
+    /// sources wait, and a busy machine could let a short one come due first.
     func timeout(_ loop: EventLoop, after seconds: Double = 0.05) -> Deadline {
         let deadline = loop.deadline(named: "test time-out") { _ in }
         deadline.arm(at: MonotonicClock.now() + seconds)
@@ -180,13 +183,13 @@ import Testing
         }
         a.send()
         b.send()
-        let limit = timeout(loop)
+        let limit = timeout(loop, after: 30)
         try loop.runOnce()
         #expect(replaced)
         #expect(calls.count == 1 && !calls.contains("new"), "\(calls)")
         loop.remove(limit)
         // The new source is called for its own events, in a later wake-up.
-        let secondLimit = timeout(loop)
+        let secondLimit = timeout(loop, after: 30)
         try loop.runOnce()
         #expect(calls.count == 2 && calls.last == "new", "\(calls)")
         loop.remove(secondLimit)

@@ -40,6 +40,13 @@ enum FolderNews: Equatable, Sendable {
 ///   happened for ``FolderChangeBatch/quietTime``, or ``FolderChangeBatch/longestBatch`` after the first
 ///   change of a batch, so a thousand files copied in arrive as a handful
 ///   of batches, each shown with one animation.
+/// - A listing after the first (a rescan, an overflow, the watch limit, a
+///   mount change, the folder back, a subfolder that appeared) holds back
+///   every picture written within ``SettlingFiles/settleTime``: it may be a
+///   copy still open. It joins when its copy closes, or once it has been
+///   quiet for that long (``SettlingFiles``). The first listing, at start,
+///   takes what it finds: nothing was shown before it, and a copy under way
+///   then is decoded again when it closes.
 /// - When the kernel's event queue overflows (`IN_Q_OVERFLOW`), the whole
 ///   folder is listed again. When the inotify watch limit is reached
 ///   (`fs.inotify.max_user_watches`), the folder is listed again every
@@ -48,7 +55,8 @@ enum FolderNews: Equatable, Sendable {
 ///   gone, the folder deleted), the show is told once; the thread then
 ///   watches the folder above it and the mount table
 ///   (`/proc/self/mountinfo`, which the kernel flags on every mount and
-///   unmount) and lists the folder again when it is back.
+///   unmount) and lists the folder again when it is back. A mount elsewhere
+///   (``MountTable/relevant(to:)``) changes nothing and lists nothing.
 final class FolderWatcher: @unchecked Sendable {
     let root: String
     let settings: FolderSettings
@@ -64,6 +72,7 @@ final class FolderWatcher: @unchecked Sendable {
     private struct Shared {
         var news: [FolderNews] = []
         var stopping = false
+        var rescanAsked = false
     }
 
     // The thread's own state (also the initial walk's, before the thread starts).
@@ -75,6 +84,10 @@ final class FolderWatcher: @unchecked Sendable {
     /// Tests: the most watches to add before acting as if the limit were reached.
     private let watchLimit: Int
     private var batch = FolderChangeBatch()
+    /// Pictures a listing held back while they may still be being written.
+    private var settling = SettlingFiles()
+    /// The mounts at, above and below the folder when the mount table was last read.
+    private var mountsSeen: [MountTable.Mount] = []
     private var nextRescan: Double?
     /// While the folder is gone: the folder above it that is watched meanwhile.
     private var waitingAbove: Int32?
@@ -102,6 +115,7 @@ final class FolderWatcher: @unchecked Sendable {
         mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
         wake = try EventCounter(nonBlocking: true)
         ready = try EventCounter(nonBlocking: true)
+        mountsSeen = relevantMounts()
         if let listing = try Self.firstWalk(self) {
             first = FolderListing(entries: listing.entries, notes: listing.notes)
         } else {
@@ -127,6 +141,13 @@ final class FolderWatcher: @unchecked Sendable {
         wake.signal()
     }
 
+    /// Lists the folder again, as a rescan does (tests; an operator's
+    /// `kioskctl reload` with a new folder goes through a new watcher).
+    func rescan() {
+        shared.withLock { $0.rescanAsked = true }
+        wake.signal()
+    }
+
     /// The news since the last call. Never waits.
     func take() -> [FolderNews] {
         ready.take()
@@ -144,7 +165,13 @@ final class FolderWatcher: @unchecked Sendable {
     private func work() {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
-        while !shared.withLock({ $0.stopping }) {
+        while true {
+            let (stopping, rescanAsked) = shared.withLock { shared in
+                defer { shared.rescanAsked = false }
+                return (shared.stopping, shared.rescanAsked)
+            }
+            if stopping { break }
+            if rescanAsked { relist() }
             var descriptors = [
                 pollfd(fd: inotify.rawValue, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0),
@@ -159,6 +186,7 @@ final class FolderWatcher: @unchecked Sendable {
                 nextRescan = now + settings.rescanInterval
                 relist()
             }
+            lookAtSettling(at: now)
             if let change = batch.takeIfDue(at: now) { send(.changes(change)) }
         }
     }
@@ -166,7 +194,7 @@ final class FolderWatcher: @unchecked Sendable {
     /// Milliseconds until the thread must wake with nothing to read: a batch to send, a rescan due.
     private func timeout(at now: Double) -> Int32 {
         var due = batch.due
-        if let rescan = nextRescan { due = min(due ?? rescan, rescan) }
+        for next in [nextRescan, settling.due].compactMap({ $0 }) { due = min(due ?? next, next) }
         guard let due else { return -1 }
         return Int32(max(0, min(60_000, ((due - now) * 1000).rounded(.up))))
     }
@@ -222,8 +250,10 @@ final class FolderWatcher: @unchecked Sendable {
             return
         }
         if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
-            batch.removed(path, at: now)
+            // Held back by a listing, it was never sent: nothing to remove.
+            if !settling.forget(path) { batch.removed(path, at: now) }
         } else if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
+            settling.forget(path)
             // An empty file is a copy that has not begun (a tool that creates, closes and opens again).
             var info = stat()
             if PictureFiles.isPicture(name), stat(path, &info) == 0, info.st_size > 0, let entry = files.entry(path, info: info) {
@@ -259,8 +289,11 @@ final class FolderWatcher: @unchecked Sendable {
         }
         if let identity = FolderIdentity(path), ancestors.contains(identity) { return }
         var walk = FolderWalk(files: files, recursive: true) { [unowned self] folder in self.watch(folder) }
+        // `cp -r` makes the folder, then copies into it: its files may be half written.
+        walk.holdingFreshAt = WallClockTimer.preciseNow()
         do { try walk.walk(path, ancestors: ancestors) } catch { return }
         for entry in walk.entries { batch.added(entry, at: batch.lastEvent) }
+        hold(walk.fresh)
     }
 
     private func leftFolder(_ path: String) {
@@ -271,6 +304,7 @@ final class FolderWatcher: @unchecked Sendable {
         }
         // What is pending under it goes with it; the show removes the rest.
         batch.forget(under: prefix)
+        settling.forget(under: prefix)
         flushPending()
         send(.folderLeft(prefix))
     }
@@ -282,22 +316,45 @@ final class FolderWatcher: @unchecked Sendable {
 
     // MARK: Listing
 
-    /// Lists the whole folder, watching every folder in it.
-    private func list() throws(SystemCallError) -> (entries: [PlaylistEntry], notes: [String]) {
+    /// Lists the whole folder, watching every folder in it. `settle`: hold
+    /// back the pictures written lately (every listing but the first).
+    private func list(settle: Bool = false) throws(SystemCallError) -> (entries: [PlaylistEntry], notes: [String]) {
         for wd in watched.keys { inotify_rm_watch(inotify.rawValue, wd) }
         watched = [:]
         rootWatch = nil
         var walk = FolderWalk(files: files, recursive: settings.recursive) { [unowned self] folder in self.watch(folder) }
+        if settle { walk.holdingFreshAt = WallClockTimer.preciseNow() }
         try walk.walk(root)
         rootWatch = watched.first { $0.value == root }?.key
+        hold(walk.fresh)
         return (walk.entries.sorted(by: PlaylistEntry.precedes), walk.noteLines)
+    }
+
+    /// Holds back pictures a listing found fresh.
+    private func hold(_ fresh: [(entry: PlaylistEntry, signature: FileSignature)]) {
+        let now = MonotonicClock.now()
+        for (entry, signature) in fresh { settling.hold(entry, signature: signature, at: now) }
+    }
+
+    /// Looks again at the held pictures that are due: those that settled join.
+    private func lookAtSettling(at now: Double) {
+        let due = settling.dueFiles(at: now)
+        guard !due.isEmpty else { return }
+        let wallNow = WallClockTimer.preciseNow()
+        for path in due {
+            if let entry = settling.looked(at: path, signature: FileSignature(path: path), now: now, wallNow: wallNow) {
+                batch.event(at: now)
+                batch.added(entry, at: now)
+            }
+        }
     }
 
     /// Lists the folder again and sends it whole, or says it is gone.
     private func relist() {
         batch.clear()
+        settling.clear()
         do {
-            let listing = try list()
+            let listing = try list(settle: true)
             if let above = waitingAbove {
                 inotify_rm_watch(inotify.rawValue, above)
                 waitingAbove = nil
@@ -309,7 +366,11 @@ final class FolderWatcher: @unchecked Sendable {
     }
 
     private func mountsChanged() {
-        // A mount over the folder (or under it) hides what the watches see: start again.
+        // A mount over the folder (or under it) hides what the watches see:
+        // start again. A mount anywhere else changes nothing here.
+        let relevant = relevantMounts()
+        guard relevant != mountsSeen else { return }
+        mountsSeen = relevant
         if waitingAbove != nil {
             if FolderIdentity(root) != nil { relist() }
         } else {
@@ -317,11 +378,35 @@ final class FolderWatcher: @unchecked Sendable {
         }
     }
 
+    /// The mounts at, above and below the folder (by the path it was given,
+    /// and the path links lead to), from the mount table read now.
+    private func relevantMounts() -> [MountTable.Mount] {
+        guard mounts >= 0 else { return [] }
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        var offset: off_t = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(mounts, $0.baseAddress, $0.count, offset) }
+            guard count > 0 else { break }
+            text += chunk[..<count]
+            offset += off_t(count)
+        }
+        let table = MountTable(mountinfo: String(decoding: text, as: UTF8.self))
+        var relevant = table.relevant(to: root)
+        if let real = realpath(root, nil) {
+            defer { free(real) }
+            let resolved = String(cString: real)
+            if resolved != root { relevant += table.relevant(to: resolved) }
+        }
+        return relevant
+    }
+
     private func rootGone() {
         for wd in watched.keys { inotify_rm_watch(inotify.rawValue, wd) }
         watched = [:]
         rootWatch = nil
         batch.clear()
+        settling.clear()
         send(.folderGone)
         waitAbove()
     }

@@ -61,6 +61,23 @@ struct PictureFiles: Sendable {
     }
 }
 
+extension FileSignature {
+    /// What `stat` says of a file.
+    init(_ info: stat) {
+        self.init(
+            size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec),
+            changed: Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec))
+    }
+
+    /// What `stat` says of the file at `path` now; nil when it is gone or not a regular file.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        self.init(info)
+    }
+}
+
 /// A folder's identity on disk: how a symlink loop is recognised.
 struct FolderIdentity: Hashable, Sendable {
     let device: UInt64
@@ -89,7 +106,13 @@ struct FolderWalk {
     let files: PictureFiles
     let recursive: Bool
     var willRead: (String) -> Void = { _ in }
+    /// When set (Unix time, now): pictures written within
+    /// ``SettlingFiles/settleTime`` of it go to ``fresh``, not ``entries``;
+    /// they may still be being copied.
+    var holdingFreshAt: Double?
     private(set) var entries: [PlaylistEntry] = []
+    /// The pictures held back as fresh, with what each looked like.
+    private(set) var fresh: [(entry: PlaylistEntry, signature: FileSignature)] = []
     /// The first ``mostNotes`` lines about entries not shown, and how many there were.
     private(set) var notes: [String] = []
     private(set) var notShown = 0
@@ -120,7 +143,12 @@ struct FolderWalk {
             switch kind {
             case .file:
                 if PictureFiles.isPicture(name) {
-                    if let entry = files.entry(path) { entries.append(entry) }
+                    if holdingFreshAt == nil {
+                        if let entry = files.entry(path) { entries.append(entry) }
+                    } else {
+                        var info = stat()
+                        if stat(path, &info) == 0 { found(path, info: info) }
+                    }
                 } else {
                     note("ignoring \(path): \(PictureFiles.notAPicture)")
                 }
@@ -139,7 +167,7 @@ struct FolderWalk {
             switch info.st_mode & S_IFMT {
             case S_IFDIR: subfolders.append(path)
             case S_IFREG where PictureFiles.isPicture(Playlist.fileName(of: path)):
-                if let entry = files.entry(path, info: info) { entries.append(entry) }
+                found(path, info: info)
             case S_IFREG: note("ignoring \(path): \(PictureFiles.notAPicture)")
             default: note("ignoring \(path): not a regular file")
             }
@@ -154,6 +182,17 @@ struct FolderWalk {
                 continue
             }
             do { try walk(path, ancestors: inside) } catch { note("ignoring \(path): \(error.reason)") }
+        }
+    }
+
+    /// A picture at `path`, `stat`ed: listed, or held back while fresh.
+    private mutating func found(_ path: String, info: stat) {
+        guard let entry = files.entry(path, info: info) else { return }
+        let signature = FileSignature(info)
+        if let now = holdingFreshAt, signature.isFresh(atWallTime: now) {
+            fresh.append((entry, signature))
+        } else {
+            entries.append(entry)
         }
     }
 

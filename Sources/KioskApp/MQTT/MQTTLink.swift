@@ -32,8 +32,11 @@ final class MQTTLink {
         var settings: MQTTSettings
     }
 
-    /// The CONNACK has not come this long after the connection was made: try again.
-    static let handshakeTimeout = 10.0
+    /// The CONNACK has not come this long after an attempt began (DNS, TCP,
+    /// TLS and the CONNECT included): give up and try again after the
+    /// backoff. The keepalive or 10 s, whichever is less: a broker that
+    /// swallows packets costs at most that, never TCP's two minutes.
+    static func connectTimeout(keepalive: Int) -> Double { Double(min(keepalive, 10)) }
 
     private let loop: EventLoop
     private let clock: () -> Double
@@ -49,6 +52,7 @@ final class MQTTLink {
     /// The keepalive step, the handshake's timeout, and the retry: one deadline, by state.
     private var step: Deadline?
     private var retryAt: Double?
+    /// When the attempt under way (its thread, then the CONNACK) is given up.
     private var handshakeUntil: Double?
     private var backoff = ReconnectBackoff()
     private var random = SystemRandomNumberGenerator()
@@ -139,9 +143,12 @@ final class MQTTLink {
         connecting = true
         let number = attempt
         let arrived = self.arrived, arrivals = self.arrivals
+        let timeout = Self.connectTimeout(keepalive: target.settings.keepalive)
+        handshakeUntil = clock() + timeout
+        armStep()
         do {
             try startDetachedThread {
-                let result = Result { () throws(Failure) in try Self.connect(target) }
+                let result = Result { () throws(Failure) in try Self.connect(target, within: timeout) }
                 arrived.attempts.withLock { $0[number] = Attempt(result: result) }
                 arrivals.signal()
             }
@@ -151,8 +158,8 @@ final class MQTTLink {
         }
     }
 
-    /// On the connecting thread: the password read, the connection made.
-    private static func connect(_ target: Target) throws(Failure) -> MQTTConnection {
+    /// On the connecting thread: the password read, the connection made and its CONNECT written, within `timeout`.
+    private static func connect(_ target: Target, within timeout: Double) throws(Failure) -> MQTTConnection {
         let settings = target.settings
         var password: String?
         if let file = settings.passwordFile { password = try readPassword(file) }
@@ -165,7 +172,7 @@ final class MQTTLink {
             let connection = try MQTTConnection(
                 clientID: target.clientID, will: MQTTConnection.Will(topic: target.availabilityTopic, payload: Array("offline".utf8), retained: true),
                 username: settings.username, password: password, tls: tls)
-            try connection.connect(to: target.broker.host, port: target.broker.port, keepalive: settings.keepalive)
+            try connection.open(to: target.broker.host, port: target.broker.port, keepalive: settings.keepalive, within: timeout)
             return connection
         } catch {
             throw Failure(description: error.description)
@@ -201,15 +208,17 @@ final class MQTTLink {
         for (number, arrival) in attempts {
             guard number == attempt else { continue }  // For a target left since: dropped (and closed).
             connecting = false
+            let until = handshakeUntil
+            handshakeUntil = nil
             switch arrival.result {
-            case .success(let made): handOver(made)
+            case .success(let made): handOver(made, until: until ?? clock())
             case .failure(let failure): failed(failure.description)
             }
         }
     }
 
-    /// A connection made: its socket joins the loop, and the broker's CONNACK is awaited.
-    private func handOver(_ made: MQTTConnection) {
+    /// A connection made: its socket joins the loop, and the broker's CONNACK is awaited until `until`.
+    private func handOver(_ made: MQTTConnection, until: Double) {
         guard let socket = made.socket else { return failed("the connection closed as it was made") }
         do {
             registration = try loop.register(socket, name: "mqtt") { [unowned self] events in socketReady(events) }
@@ -217,7 +226,8 @@ final class MQTTLink {
             return failed("cannot watch the broker's socket: \(error)")
         }
         connection = made
-        handshakeUntil = clock() + Self.handshakeTimeout
+        handshakeUntil = until
+        handleEvents()
         watchSocket()
         armStep()
     }
@@ -286,7 +296,16 @@ final class MQTTLink {
             self.retryAt = nil
             startAttempt()
         } else if let handshakeUntil, now >= handshakeUntil {
-            lost("the broker did not answer the CONNECT within \(Int(Self.handshakeTimeout)) s")
+            let timeout = Int(Self.connectTimeout(keepalive: target?.settings.keepalive ?? 10))
+            if connecting {
+                // The thread is still resolving or connecting: its connection is dropped when it arrives.
+                attempt += 1
+                connecting = false
+                self.handshakeUntil = nil
+                failed("the broker did not answer within \(timeout) s")
+            } else {
+                lost("the broker did not answer the CONNECT within \(timeout) s")
+            }
         } else if let connection {
             do { try connection.maintain() } catch {
                 handleEvents()

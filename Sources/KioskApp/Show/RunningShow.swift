@@ -226,6 +226,11 @@ final class RunningShow {
     /// Starts a due slide and draws a frame if one is wanted and the screen
     /// can take it. The run loop calls this after every batch of events.
     func update(at now: Double) {
+        // A message expires while the display is off too: the state says so at once.
+        if texts.expireMessage(at: now) {
+            pacer.frameNeeded = true
+            emit(.messageChanged(text: nil))
+        }
         guard !asleep else { return }
         if texts.update(at: now) { pacer.frameNeeded = true }
         if strip.change == nil && strip.hasPendingNews { applyPendingNews(at: now) }
@@ -255,8 +260,9 @@ final class RunningShow {
     /// first: the next frame's moment, a retry of a display that failed, or
     /// the next automatic slide. Nil: only an event can change anything.
     func nextWakeUp(at now: Double) -> Double? {
-        if asleep { return nil }
-        if displayReleased || disconnected { return schedule.nextAdvance }
+        let messageExpires = texts.message?.expires
+        if asleep { return messageExpires }
+        if displayReleased || disconnected { return [schedule.nextAdvance, messageExpires].compactMap { $0 }.min() }
         if screen.flipPending { return nil }
         if positionToDraw(at: now) != nil { return pacer.nextFrameTime(at: now) }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
@@ -344,8 +350,13 @@ final class RunningShow {
     /// Shows or clears the message.
     func message(_ request: MessageRequest, at now: Double) {
         switch request {
-        case .show(let text, let seconds): texts.show(ScreenMessage(text: text, expires: seconds.map { now + $0 }))
-        case .clear: if texts.clearMessage() { pacer.frameNeeded = true }
+        case .show(let text, let seconds):
+            texts.show(ScreenMessage(text: text, expires: seconds.map { now + $0 }))
+            emit(.messageChanged(text: texts.messageWords))
+        case .clear:
+            guard texts.clearMessage() else { return }
+            pacer.frameNeeded = true
+            emit(.messageChanged(text: nil))
         }
     }
 

@@ -108,6 +108,6 @@ extension RunningShow {
             stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget),
             words: .init(
                 caption: centredUnit.flatMap { texts.shownWords[.caption(decoded.key($0))] }, clock: texts.clockWords,
-                message: texts.message.flatMap { _ in texts.shownWords[.message] }))
+                message: texts.messageWords))
     }
 }

@@ -87,6 +87,20 @@ final class ScreenTexts {
         ask(TextJob(words: .plain(message.text), appearance: settings.messageAppearance(screen: screen), rotation: rotation, locale: nil), for: .message)
     }
 
+    /// The message's words as they are drawn (cleaned of what cannot be
+    /// shown), from the moment it is asked for: nil with no message.
+    var messageWords: String? {
+        guard let message else { return nil }
+        let words = DisplayText.cleaned(message.text)
+        return words.isEmpty ? nil : words
+    }
+
+    /// Takes the message away once it has expired at `now`; true when it did.
+    func expireMessage(at now: Double) -> Bool {
+        guard let message, !message.isShown(at: now) else { return false }
+        return clearMessage()
+    }
+
     /// Takes the message away; true when there was one.
     @discardableResult
     func clearMessage() -> Bool {
@@ -100,10 +114,6 @@ final class ScreenTexts {
     func update(at now: Double) -> Bool {
         // Layers drawn in line (a snapshot, a test) arrive here; the worker's also wake the loop.
         var changed = takeFinished()
-        if let message, !message.isShown(at: now) {
-            clearMessage()
-            changed = true
-        }
         if let pattern = settings.clock {
             // This minute's layer, else the next minute's, drawn ahead: one at a time.
             let minute = MinuteTurns.minute(of: wallClock())

@@ -49,13 +49,17 @@ public struct HomeAssistantDiscovery: Sendable {
             // A light: on while the panel shows pictures, off while it is
             // off (by a command, display_schedule, brightness's off hours or
             // idle_off: its attributes say which); its brightness is
-            // `brightness` (Home Assistant's 0 to 255, kioskd's 0 to 100).
+            // `brightness`: Home Assistant's 1 to 255 onto kioskd's 1 to 100, so
+            // its lowest level (an automation's 1) is the lowest visible one, not
+            // 0, a black picture; back, 1 to 100 onto 1 to 255 (0 stays 0).
             Entity(component: "light", object: "display", fields: [
                 "name": "Display", "icon": "mdi:monitor", "schema": "template", "command_topic": command,
-                "command_on_template": "display on{% if brightness is defined %} {{ (brightness * 100 / 255) | round(0) | int }}{% endif %}",
+                "command_on_template":
+                    "display on{% if brightness is defined %} {{ [1, (1 + (brightness - 1) * 99 / 254) | round(0) | int] | max }}{% endif %}",
                 "command_off_template": "display off",
                 "state_topic": state, "state_template": "{{ 'off' if value_json.panel == 'off' else 'on' }}",
-                "brightness_template": "{{ (value_json.brightness * 255 / 100) | round(0) | int }}",
+                "brightness_template":
+                    "{{ 0 if value_json.brightness <= 0 else ((1 + (value_json.brightness - 1) * 254 / 99) | round(0) | int) }}",
                 "json_attributes_topic": state,
                 "json_attributes_template":
                     "{{ {'display_power': value_json.display_power, 'display_state': value_json.display_state, 'panel': value_json.panel, 'dimmer': value_json.dimmer} | tojson }}",
@@ -68,11 +72,12 @@ public struct HomeAssistantDiscovery: Sendable {
             Entity(component: "number", object: "interval", fields: [
                 "name": "Interval", "icon": "mdi:timer-outline", "command_topic": command, "command_template": "set interval {{ value }}",
                 "state_topic": state, "value_template": "{{ value_json.interval }}",
-                "min": 1, "max": 3600, "step": 1, "mode": "box", "unit_of_measurement": "s",
+                "min": 1, "max": 3600, "step": 1, "mode": "box", "unit_of_measurement": "s", "entity_category": "config",
             ]),
             Entity(component: "select", object: "order", fields: [
                 "name": "Order", "icon": "mdi:sort", "command_topic": command, "command_template": "set order {{ value }}",
                 "state_topic": state, "value_template": "{{ value_json.order }}", "options": .array(Self.orders.map(JSONValue.string)),
+                "entity_category": "config",
             ]),
             Entity(component: "sensor", object: "picture", fields: [
                 "name": "Picture", "icon": "mdi:image", "state_topic": state, "value_template": "{{ value_json.file }}",
@@ -82,7 +87,7 @@ public struct HomeAssistantDiscovery: Sendable {
             ]),
             Entity(component: "sensor", object: "pictures", fields: [
                 "name": "Pictures", "icon": "mdi:image-multiple", "state_topic": state, "value_template": "{{ value_json.count }}",
-                "state_class": "measurement", "unit_of_measurement": "pictures",
+                "state_class": "measurement", "unit_of_measurement": "pictures", "entity_category": "diagnostic",
             ]),
             Entity(component: "image", object: "picture", fields: [
                 "name": "Screen", "image_topic": .string(topics.picture), "content_type": "image/jpeg",
@@ -120,8 +125,11 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Where `entity`'s config goes.
     public func configTopic(_ entity: Entity) -> String { "\(prefix)/\(entity.component)/\(topics.name)/\(entity.object)/config" }
 
-    /// Every entity's config topic and payload (availability, a unique id
-    /// and the device added), in the order they are published.
+    /// Every entity's config topic and payload (availability, a unique id,
+    /// the device and the origin added), in the order they are published.
+    /// The device has no `configuration_url`: kioskd serves no page to link
+    /// to (its settings are the config file), and Home Assistant shows a
+    /// link only where one is given.
     public var configs: [(topic: String, payload: JSONObject)] {
         let name = topics.name
         let device: JSONObject = [
@@ -133,6 +141,8 @@ public struct HomeAssistantDiscovery: Sendable {
                 "unique_id": .string("kioskd_\(name)_\(entity.component)_\(entity.object)"),
                 "availability_topic": .string(topics.availability),
                 "device": .object(device),
+                // What published the config: Home Assistant's log names it beside each entity's problems.
+                "origin": .object(["name": "kioskd", "sw_version": .string(version)]),
             ]
             return (configTopic(entity), entity.fields + unique)
         }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How an HDR photo (a PQ or HLG transfer, as phones and cameras write
 /// 10-bit AVIF and HEIF) is brought to the 8-bit SDR screen: neither clipped

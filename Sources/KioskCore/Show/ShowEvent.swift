@@ -18,7 +18,7 @@ public struct ShowStatistics: Equatable, Sendable {
     /// flip of the first frame with the zoomed part decoded again sharp (`zoom_sharp_ms`).
     public var zoomToSharp = LatencyHistogram()
     /// How long each frame took to compose into the screen's buffer, in
-    /// 10 µs steps (`frame_time_p99_ratio`).
+    /// 10 µs steps (`frame_time_p99_share`).
     public var composeTime = LatencyHistogram(step: 0.000_01, ceiling: 0.1)
     /// When the first frame with the centred picture was shown (the show's
     /// monotonic clock, seconds): `first_picture_ms`.
@@ -72,6 +72,10 @@ public enum ShowEvent: Equatable, Sendable {
     /// Something about the text on the screen worth one log line: a font
     /// family substituted, no fonts at all, a locale not installed.
     case textNote(String)
+    /// The message over the picture changed: shown (`text`), replaced,
+    /// cleared or expired (nil). Said when the command is obeyed, before the
+    /// text is drawn, so `status` and MQTT's state follow it at once.
+    case messageChanged(text: String?)
     /// The settings were applied again (a reload); the centred picture kept its place.
     case settingsApplied
     /// Automatic slides stopped (`pause`); manual moves still work.

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension RGBColor {
     /// The colour's relative luminance, 0 (black) to 1 (white), as WCAG
