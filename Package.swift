@@ -44,7 +44,7 @@ let package = Package(
 
         // Every libc call's error (SystemCallError), owned file descriptors,
         // EINTR retries and the monotonic clock: one place for the unsafe basics.
-        .target(name: "SystemCalls"),
+        .target(name: "SystemCalls", dependencies: ["CLinux"]),
 
         // Thin C modules: one per C library, imported by exactly one Swift module each.
         .systemLibrary(
@@ -151,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "kioskd",
             dependencies: [
-                "KioskApp", "KioskCore", "ImageCodecs", "DRMOutput", "LinuxPlatform", "ServiceManager",
+                "KioskApp", "KioskCore", "ImageCodecs", "DRMOutput", "LinuxPlatform", "ServiceManager", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: noExportedSymbols),
@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "KioskRenderingTests", dependencies: ["KioskRendering", "KioskCore", "TestSupport"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering", "KioskRendering", "KioskCore", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
-        .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput"]),
+        .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput", "SystemCalls"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.

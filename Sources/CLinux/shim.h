@@ -29,3 +29,16 @@ int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 // Pinning a thread to cores (the benchmark's one-core figure): a GNU
 // extension too; `mask` is a cpu_set_t, one bit a core, read as longs.
 int sched_setaffinity(pid_t pid, size_t cpusetsize, const unsigned long *mask);
+// What C libraries print to stdio's stderr (libde265's bitstream complaints),
+// routed into kioskd's log: fopencookie is a GNU extension too. The functions'
+// layout is glibc's cookie_io_functions_t; `offset` is an off64_t *.
+#include <stdio.h>
+typedef struct {
+    ssize_t (*read)(void *cookie, char *buffer, size_t size);
+    ssize_t (*write)(void *cookie, const char *buffer, size_t size);
+    int (*seek)(void *cookie, void *offset, int whence);
+    int (*close)(void *cookie);
+} clinux_cookie_functions;
+FILE *fopencookie(void *cookie, const char *mode, clinux_cookie_functions functions);
+// stdio's `stderr` pointed at such a stream (Swift 6 refuses to assign the C global).
+static inline void clinux_set_stderr(FILE *stream) { stderr = stream; }

@@ -20,7 +20,7 @@ public final class DRMCard {
         do {
             descriptor = try opener.openDevice(path, flags: O_RDWR)
         } catch {
-            throw DRMError(device: path, kind: .call(error.call, errno: error.errno))
+            throw DRMError(device: path, kind: .call(error.call, errno: error.code))
         }
         self.path = path
     }
@@ -57,7 +57,7 @@ public final class DRMCard {
         let result = drmSetMaster(fd)
         guard result == 0 else {
             let code = errnoOf(result)
-            if code == EBUSY || code == EINVAL { throw DRMError(device: path, kind: .busy) }
+            if code == .resourceBusy || code == .invalidArgument { throw DRMError(device: path, kind: .busy) }
             throw DRMError(device: path, kind: .call("drmSetMaster", errno: code))
         }
     }

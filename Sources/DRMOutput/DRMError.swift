@@ -8,7 +8,7 @@ import Glibc
 public struct DRMError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Equatable, Sendable {
         /// A libdrm or kernel call failed.
-        case call(String, errno: Int32)
+        case call(String, errno: Errno)
         case noDevice
         case notKMS
         case noDumbBuffers
@@ -31,22 +31,22 @@ public struct DRMError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch kind {
-        case .call("open", let code) where code == EACCES || code == EPERM:
+        case .call("open", let code) where code == .permissionDenied || code == .notPermitted:
             return "\(device): permission denied: run kioskd as root, or as a user in the group that owns \(device) "
                 + "(usually 'video': usermod -aG video USER), or with seatd running (systemctl enable --now seatd; "
                 + "the kioskd service uses it)"
-        case .call("libseat_open_device", let code) where code == EACCES || code == EPERM:
+        case .call("libseat_open_device", let code) where code == .permissionDenied || code == .notPermitted:
             return "\(device): the seat manager would not lend it (is the seat another session's?)"
-        case .call("open", ENOENT), .call("libseat_open_device", ENOENT):
+        case .call("open", .noSuchFileOrDirectory), .call("libseat_open_device", .noSuchFileOrDirectory):
             return "\(device): no such device: check the name with kioskd --list-outputs"
-        case .call("drmSetMaster", let code) where code == EACCES || code == EPERM:
+        case .call("drmSetMaster", let code) where code == .permissionDenied || code == .notPermitted:
             return "\(device): cannot become DRM master: no other program holds the display, but taking it needs "
                 + "CAP_SYS_ADMIN (run as root, or under systemd with AmbientCapabilities=CAP_SYS_ADMIN)"
-        case .call(let call, ENOMEM):
+        case .call(let call, .noMemory):
             return "\(device): \(call) failed: the driver is out of video memory for this mode; choose a smaller mode "
                 + "(kioskd --list-outputs lists them)"
         case .call(let call, let code):
-            return SystemCallError(call, errno: code, path: device).description
+            return SystemCallError(call, errno: code.rawValue, path: device).description
         case .noDevice:
             return "no DRM display device with a connected screen in /dev/dri (is a screen plugged in and its driver loaded?)"
         case .notKMS:
@@ -71,4 +71,4 @@ public struct DRMError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// libdrm's mode functions return `-errno`; its core ones return -1 and set errno.
-func errnoOf(_ result: Int32) -> Int32 { result == -1 ? errno : -result }
+func errnoOf(_ result: Int32) -> Errno { result == -1 ? .current : Errno(-result) }

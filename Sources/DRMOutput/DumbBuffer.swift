@@ -1,6 +1,7 @@
 import CDRM
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,7 @@ final class DumbBuffer {
         let mapped = result == 0
             ? mmap(nil, Int(byteCount), PROT_READ | PROT_WRITE, MAP_SHARED, card.fd, off_t(offset)) : MAP_FAILED
         guard let mapped, mapped != MAP_FAILED else {
-            let code = result == 0 ? errno : errnoOf(result)
+            let code = result == 0 ? Errno.current : errnoOf(result)
             drmModeRmFB(card.fd, framebuffer)
             drmModeDestroyDumbBuffer(card.fd, handle)
             throw DRMError(device: card.path, kind: .call(result == 0 ? "mmap" : "drmModeMapDumbBuffer", errno: code))

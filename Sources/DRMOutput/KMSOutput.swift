@@ -182,7 +182,7 @@ public final class KMSOutput {
         lastPresent = nil
         if card.enableAtomic(), let active = card.propertyID(named: "ACTIVE", of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)) {
             guard let request = drmModeAtomicAlloc() else {
-                throw DRMError(device: card.path, kind: .call("drmModeAtomicAlloc", errno: ENOMEM))
+                throw DRMError(device: card.path, kind: .call("drmModeAtomicAlloc", errno: .noMemory))
             }
             defer { drmModeAtomicFree(request) }
             drmModeAtomicAddProperty(request, crtc, active, 0)
@@ -194,7 +194,7 @@ public final class KMSOutput {
             return
         }
         guard let dpms = card.propertyID(named: "DPMS", of: connectorID, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)) else {
-            throw DRMError(device: card.path, kind: .call("switching \(connectorName) off (no ACTIVE or DPMS property)", errno: ENOTSUP))
+            throw DRMError(device: card.path, kind: .call("switching \(connectorName) off (no ACTIVE or DPMS property)", errno: .notSupported))
         }
         let result = drmModeConnectorSetProperty(card.fd, connectorID, dpms, UInt64(DRM_MODE_DPMS_OFF))
         guard result == 0 else {
@@ -245,7 +245,7 @@ private struct LibDRMCalls: KMSCalls {
 
     func pageFlip(to framebuffer: UInt32) -> Int32 {
         let result = drmModePageFlip(card.fd, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), output.toOpaque())
-        return result == 0 ? 0 : -errnoOf(result)
+        return result == 0 ? 0 : -errnoOf(result).rawValue
     }
 
     func setCRTC(to framebuffer: UInt32) throws(DRMError) {
@@ -255,13 +255,13 @@ private struct LibDRMCalls: KMSCalls {
         guard result == 0 else {
             let code = errnoOf(result)
             // Without master the kernel refuses mode setting with EACCES.
-            if code == EACCES && drmIsMaster(card.fd) == 0 { throw DRMError(device: card.path, kind: .busy) }
+            if code == .permissionDenied && drmIsMaster(card.fd) == 0 { throw DRMError(device: card.path, kind: .busy) }
             throw DRMError(device: card.path, kind: .call("drmModeSetCrtc", errno: code))
         }
     }
 
     func markDirty(_ framebuffer: UInt32) -> Int32 {
         let result = drmModeDirtyFB(card.fd, framebuffer, nil, 0)
-        return result == 0 ? 0 : -errnoOf(result)
+        return result == 0 ? 0 : -errnoOf(result).rawValue
     }
 }

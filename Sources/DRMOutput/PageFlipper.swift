@@ -1,4 +1,5 @@
 import CDRM
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,14 +41,14 @@ struct PageFlipper {
         if pageFlipWorks {
             let result = kernel.pageFlip(to: framebuffer)
             if result == 0 { return .flipQueued }
-            let code = -result
-            guard code == EINVAL || code == ENOSYS else {
+            let code = Errno(-result)
+            guard code == .invalidArgument || code == .notImplemented else {
                 throw DRMError(device: device, kind: .call("drmModePageFlip", errno: code))
             }
             pageFlipWorks = false
         }
         try kernel.setCRTC(to: framebuffer)
-        if dirtyFBWorks, kernel.markDirty(framebuffer) == -ENOSYS { dirtyFBWorks = false }
+        if dirtyFBWorks, Errno(-kernel.markDirty(framebuffer)) == .notImplemented { dirtyFBWorks = false }
         return .shownAtOnce
     }
 }

@@ -1,6 +1,5 @@
 import CHEIF
 import Dispatch
-import Foundation
 import KioskCore
 import KioskRendering
 import SystemCalls
@@ -150,7 +149,7 @@ public enum HEIFCodec {
         /// 383 to 402 with a context each, 404 for its own whole decode).
         func decodeInTileRows(_ tiling: TileLayout, by decoder: TileDecoder, fittedTo fitted: PixelSize, background: RGBColor, maximumPixels: Int) throws(ImageFileError) -> RasterImage {
             try checkBeforeDecoding(maximumPixels: maximumPixels)
-            let workers = max(1, min(tiling.columns, ProcessInfo.processInfo.activeProcessorCount))
+            let workers = max(1, min(tiling.columns, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
             switch decoder {
             case .libheif:
                 var contexts = [self]
@@ -193,8 +192,12 @@ public enum HEIFCodec {
             try YCbCrPicture.resampled(tiling, to: fitted, background: background) { row throws(ImageFileError) in
                 let decode = try decoder(row)
                 let results = TileResults(count: tiling.columns)
+                let path = self.path
                 DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    for column in stride(from: worker, to: tiling.columns, by: workers) { results.slots[column] = decode(worker, column) }
+                    // libde265's complaints on these threads are about this file too.
+                    LibraryMessages.about(path) {
+                        for column in stride(from: worker, to: tiling.columns, by: workers) { results.slots[column] = decode(worker, column) }
+                    }
                 }
                 return try results.slots.map { result throws(ImageFileError) in
                     switch result {
@@ -339,7 +342,7 @@ public enum HEIFCodec {
         let words = error.message.map { String(cString: $0) } ?? ""
         func readable(_ scalar: Unicode.Scalar) -> Unicode.Scalar { scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FFFD}" ? "?" : scalar }
         let line = words.split(whereSeparator: \.isNewline)
-            .map { String(String.UnicodeScalarView($0.unicodeScalars.map(readable))).trimmingCharacters(in: .whitespaces) }
+            .map { String(String.UnicodeScalarView($0.unicodeScalars.map(readable))).trimmingWhitespace() }
             .filter { !$0.isEmpty }.joined(separator: "; ")
         return line.isEmpty ? "libheif error \(error.code.rawValue)" : line
     }

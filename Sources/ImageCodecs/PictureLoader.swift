@@ -36,7 +36,13 @@ public struct PictureLoader: Sendable, Equatable {
     /// Loads `path` contain-fitted into `slot`, with what is known about it
     /// and its frames' schedule if it is animated. Each codec reads the
     /// file as it decodes when it can (``PictureCodec/decode(file:head:path:fittedTo:options:)``).
+    /// What a C library prints to `stderr` meanwhile (libde265's complaints)
+    /// is about `path` (``LibraryMessages``).
     public func loadPicture(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> DecodedPicture {
+        try LibraryMessages.about(path) { () throws(ImageFileError) in try loadPictureNow(path, fittedTo: slot) }
+    }
+
+    private func loadPictureNow(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> DecodedPicture {
         let file = try openRegularFile(path, limit: options.maximumFileBytes)
         // EXIF is looked for only this far (`EXIFOrientation.read`): the same answer as from the whole file.
         let head = try readFileStart(file, path: path, count: EXIFOrientation.searchLimit)
@@ -86,9 +92,11 @@ public struct PictureLoader: Sendable, Equatable {
     /// its upright width or height), resampled to `size`: what a zoomed
     /// picture shows sharp (``PictureCodec/decodeRegion(bytes:path:region:at:options:)``).
     public func loadRegion(_ path: String, region: PictureRegion, at size: PixelSize) throws(ImageFileError) -> RasterImage {
-        let bytes = try readWholeFile(path, limit: options.maximumFileBytes)
-        let codec = try Self.codec(of: bytes, path: path)
-        return try codec.decodeRegion(bytes: bytes, path: path, region: region, at: size, options: options)
+        try LibraryMessages.about(path) { () throws(ImageFileError) in
+            let bytes = try readWholeFile(path, limit: options.maximumFileBytes)
+            let codec = try Self.codec(of: bytes, path: path)
+            return try codec.decodeRegion(bytes: bytes, path: path, region: region, at: size, options: options)
+        }
     }
 
     /// Opens the animated picture at `path` to play it fitted to `slot`.

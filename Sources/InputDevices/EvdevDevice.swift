@@ -108,7 +108,7 @@ public final class EvdevDevice: InputDevice {
                 batch.items.append(.resync(state))
                 count += state.count + 1
             } else {
-                if status == -ENODEV { batch.gone = true }
+                if Errno(-status) == .noDevice { batch.gone = true }
                 return batch
             }
         }

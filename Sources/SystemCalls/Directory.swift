@@ -51,3 +51,10 @@ public func forEachDirectoryEntry(
         }
     }
 }
+
+/// The folder `path` is in: `/dev/input` for `/dev/input/by-id`, `/` for
+/// `/dev` (and for `/`). What a watch waits on while a folder is missing.
+public func parentFolder(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+    return String(path[..<slash])
+}

@@ -50,6 +50,14 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let tooManyOpenFilesInSystem = Errno(ENFILE)
     /// `ENOMEM`
     public static let noMemory = Errno(ENOMEM)
+    /// `EINVAL`: an argument the kernel refuses (a CRTC without `page_flip`, another process DRM master).
+    public static let invalidArgument = Errno(EINVAL)
+    /// `ENOSYS`: the driver does not implement the call.
+    public static let notImplemented = Errno(ENOSYS)
+    /// `ENOTSUP`: the operation is not supported here.
+    public static let notSupported = Errno(ENOTSUP)
+    /// `ENODEV`: the device is gone (a display unplugged).
+    public static let noDevice = Errno(ENODEV)
 
     /// "No such file or directory (errno 2)".
     public var description: String { SystemCallError.describe(rawValue) }

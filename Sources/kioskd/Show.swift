@@ -32,6 +32,7 @@ struct Show: ParsableCommand {
             print(describeOutputs(), terminator: "")
             return
         }
+        logLibraryMessages()
         let settings: KioskSettings
         let own = showSettings.given
         do { settings = try layout.settings(more: own) } catch { fail("\(error)") }

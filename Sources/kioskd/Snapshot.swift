@@ -67,6 +67,7 @@ struct Snapshot: ParsableCommand {
     }
 
     func run() throws {
+        logLibraryMessages()
         let job: SnapshotJob
         let result: SnapshotJob.Result
         do {

@@ -1,5 +1,6 @@
 @testable import DRMOutput
 import Glibc
+import SystemCalls
 import Testing
 
 /// A driver's answers on cue: each flip call returns the next queued result
@@ -28,7 +29,7 @@ final class ScriptedKMS: KMSCalls {
         var flipper = PageFlipper()
         let kms = ScriptedKMS()
         kms.flipResults = [-code]
-        #expect(throws: DRMError(device: "card", kind: .call("drmModePageFlip", errno: code))) {
+        #expect(throws: DRMError(device: "card", kind: .call("drmModePageFlip", errno: Errno(code)))) {
             try flipper.present(7, through: kms, device: "card")
         }
         #expect(try flipper.present(8, through: kms, device: "card") == .flipQueued)

@@ -182,7 +182,7 @@ final class FailingScreen: ShowScreen {
     private(set) var seatCalls: [String] = []
     private var released = false
     func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(ScreenError) {
-        if failing { throw .display(DRMError(device: "failing", kind: .call("drmModePageFlip", errno: ENODEV))) }
+        if failing { throw .display(DRMError(device: "failing", kind: .call("drmModePageFlip", errno: .noDevice))) }
         if released { presentsWhileReleased += 1 }
         if off { presentsWhileOff += 1 }
         presents += 1

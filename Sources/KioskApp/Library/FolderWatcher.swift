@@ -282,10 +282,10 @@ final class FolderWatcher: @unchecked Sendable {
         guard settings.recursive else { return }
         // A loop: the new folder is (a link to) one of the folders it sits in.
         var ancestors: Set<FolderIdentity> = []
-        var above = FolderWatch.parent(of: path)
+        var above = parentFolder(of: path)
         while above.count >= root.count {
             if let identity = FolderIdentity(above) { ancestors.insert(identity) }
-            above = FolderWatch.parent(of: above)
+            above = parentFolder(of: above)
         }
         if let identity = FolderIdentity(path), ancestors.contains(identity) { return }
         var walk = FolderWalk(files: files, recursive: true) { [unowned self] folder in self.watch(folder) }
@@ -418,7 +418,7 @@ final class FolderWatcher: @unchecked Sendable {
             inotify_rm_watch(inotify.rawValue, above)
             waitingAbove = nil
         }
-        var path = FolderWatch.parent(of: root)
+        var path = parentFolder(of: root)
         while true {
             let wd = inotify_add_watch(inotify.rawValue, path, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR))
             if wd >= 0 {
@@ -426,7 +426,7 @@ final class FolderWatcher: @unchecked Sendable {
                 break
             }
             guard path != "/" else { break }
-            path = FolderWatch.parent(of: path)
+            path = parentFolder(of: path)
         }
         // It may have appeared before the watch was in place.
         if FolderIdentity(root) != nil { relist() }

@@ -95,7 +95,15 @@ final class ConfigReload: SettingsReloading {
         // What each changed setting needs is its descriptor's reload policy.
         let changed = KioskSettings.table.changed(from: settings, to: explained.settings)
         let newDisplay = openDisplay != nil && changed.contains { $0.reload == .newDisplay }
-        func waits(_ setting: SettingDescriptor) -> Bool { setting.reload == .restart || (!newDisplay && setting.reload == .newDisplay) }
+        func waits(_ setting: SettingDescriptor) -> Bool {
+            switch setting.reload {
+            case .restart: return true
+            case .newDisplay: return !newDisplay
+            case .live, .newFolder: return false
+            // Applied: MQTTSource hears `settingsApplied` and connects again when its target changed.
+            case .reconnect: return false
+            }
+        }
         let waiting = changed.filter(waits)
         var applied = explained.settings
         for setting in waiting { setting.keep(in: &applied, from: settings) }

@@ -8,7 +8,7 @@ import Glibc
 
 /// Touchscreens, keyboards and remotes as a source of the show (docs/touch-and-keys.md): evdev devices through libevdev, found in
 /// `/dev/input` (or named in the config) and followed as they come and go
-/// (``FolderWatch``), each read on the run loop a bounded batch at a time
+/// (``DeviceFolderWatch``), each read on the run loop a bounded batch at a time
 /// before the frame is drawn, and made into commands by a ``DeviceInput``.
 ///
 /// A device that vanishes is closed on its hang-up (a finger on it lets go
@@ -61,7 +61,7 @@ final class InputDeviceSet {
     private let loop: EventLoop
     private let controller: ShowController
     private var devices: [String: DeviceInput] = [:]
-    private var watch: FolderWatch?
+    private var watch: DeviceFolderWatch?
     private var watchRegistration: Registration?
     private var throttle = LogThrottle()
     /// Opens devices: the seat, or `open` itself.
@@ -112,9 +112,9 @@ final class InputDeviceSet {
 
     private func startWatching() {
         // The folder, or the folder of each configured device (/dev/input/by-id for by-id names).
-        let folders = settings.devices.map { Array(Set($0.map { FolderWatch.parent(of: InputSettings.path(of: $0)) })).sorted() } ?? [Self.folder]
+        let folders = settings.devices.map { Array(Set($0.map { parentFolder(of: InputSettings.path(of: $0)) })).sorted() } ?? [Self.folder]
         do {
-            let watch = try FolderWatch(folders)
+            let watch = try DeviceFolderWatch(folders)
             watchRegistration = try loop.register(watch.fd, name: "input folders") { [unowned self] _ in
                 do { try watch.take() } catch { note("inotify", "input: \(error)") }
                 scan()

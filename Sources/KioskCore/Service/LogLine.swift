@@ -11,6 +11,9 @@ public enum LogPriority: Int, Comparable, Sendable {
     case notice = 5
     /// Details for following along: each picture centred (`--verbose`), devices coming and going.
     case info = 6
+    /// What only someone chasing a problem wants: a C library's own complaint
+    /// about a file (libde265 on a HEIC's bitstream), with the file's name.
+    case debug = 7
 
     public static func < (a: LogPriority, b: LogPriority) -> Bool { a.rawValue < b.rawValue }
 }
@@ -33,6 +36,7 @@ public struct LogLine: Equatable, Sendable, ExpressibleByStringInterpolation {
 
     public static func warning(_ text: String) -> LogLine { LogLine(text, priority: .warning) }
     public static func info(_ text: String) -> LogLine { LogLine(text, priority: .info) }
+    public static func debug(_ text: String) -> LogLine { LogLine(text, priority: .debug) }
     public static func error(_ text: String) -> LogLine { LogLine(text, priority: .error) }
 
     /// The line as written to standard error: `<4>kioskd: ...` when the

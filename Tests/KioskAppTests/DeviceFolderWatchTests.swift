@@ -5,7 +5,7 @@ import LinuxPlatform
 import SystemCalls
 import Testing
 
-@Suite struct FolderWatchTests {
+@Suite struct DeviceFolderWatchTests {
     /// A temporary folder standing in for /dev.
     final class Dev {
         let path = NSTemporaryDirectory() + "kioskd-dev-" + UUID().uuidString
@@ -26,7 +26,7 @@ import Testing
     /// down as each appears, and back up when one goes away.
     @Test func aMissingFolderIsWaitedForAndFollowedDown() throws {
         let dev = try Dev()
-        let watch = try FolderWatch([dev.path + "/input/by-id"])
+        let watch = try DeviceFolderWatch([dev.path + "/input/by-id"])
         #expect(watch.watchedFolders == [dev.path])
         try dev.make("/input")
         #expect(readable(watch.fd))

@@ -14,7 +14,7 @@ import Glibc
 /// nothing plugged in has no `/dev/input` until the first device comes). A
 /// watched folder that goes away (udev removing an empty `by-id`) is waited
 /// for again the same way.
-final class FolderWatch {
+final class DeviceFolderWatch {
     let folders: [String]
     private let inotify: FileDescriptor
     /// Watch descriptor to the folder it watches: one of `folders`, or a folder above a missing one.
@@ -82,17 +82,12 @@ final class FolderWatch {
                     break
                 }
                 guard [.noSuchFileOrDirectory, .notDirectory].contains(Errno.current), path != "/" else { throw .last("inotify_add_watch", path: path) }
-                path = Self.parent(of: path)
+                path = parentFolder(of: path)
             }
         }
         for wd in watched.keys where !needed.contains(wd) {
             inotify_rm_watch(inotify.rawValue, wd)
             watched[wd] = nil
         }
-    }
-
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
     }
 }
