@@ -53,22 +53,39 @@ public enum AVIFCodec {
 
         func check(_ result: avifResult) throws(ImageFileError) {
             guard result != AVIF_RESULT_OK else { return }
-            let detail = withUnsafeBytes(of: decoder.pointee.diag.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let detail = Self.message(decoder.pointee.diag)
             let reason = String(cString: avifResultToString(result)) + (detail.isEmpty ? "" : ": " + detail)
             throw ImageFileError(path: path, reason: .corrupt(reason))
+        }
+
+        /// libavif's words on what it refused, without its "[Strict] " tag.
+        static func message(_ diagnostics: avifDiagnostics) -> String {
+            let text = withUnsafeBytes(of: diagnostics.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return text.hasPrefix("[Strict] ") ? String(text.dropFirst(9)) : text
         }
 
         var image: avifImage { decoder.pointee.image.pointee }
 
         /// The stored part shown: the `clap` crop, or all of it.
-        var crop: PixelRect {
+        var crop: PixelRect { cleanAperture.rect }
+
+        /// The `clap` crop, and why it is not applied when it cannot be.
+        /// Asked as for 4:4:4: libavif refuses an odd origin with subsampled
+        /// chroma (0.11 an odd size too), which MIAF allows once the chroma
+        /// is upsampled, and the planes are converted a pixel at a time, each
+        /// with the chroma sample covering it, so the crop falls after the
+        /// conversion wherever it starts. A `clap` outside the picture, or in
+        /// fractions of a pixel, still shows the whole picture, and says so.
+        private var cleanAperture: (rect: PixelRect, refusal: String?) {
             let image = self.image
             let whole = PixelRect(x: 0, y: 0, width: Int(image.width), height: Int(image.height))
-            guard image.transformFlags & UInt32(AVIF_TRANSFORM_CLAP.rawValue) != 0 else { return whole }
+            guard image.transformFlags & UInt32(AVIF_TRANSFORM_CLAP.rawValue) != 0 else { return (whole, nil) }
             var rect = avifCropRect(), diagnostics = avifDiagnostics()
             var clap = image.clap
-            guard avifCropRectConvertCleanApertureBox(&rect, &clap, image.width, image.height, image.yuvFormat, &diagnostics) == AVIF_TRUE else { return whole }
-            return PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height))
+            guard avifCropRectConvertCleanApertureBox(&rect, &clap, image.width, image.height, AVIF_PIXEL_FORMAT_YUV444, &diagnostics) == AVIF_TRUE else {
+                return (whole, "has a clean aperture (clap) that cannot be applied (\(Self.message(diagnostics))): showing the whole picture")
+            }
+            return (PixelRect(x: Int(rect.x), y: Int(rect.y), width: Int(rect.width), height: Int(rect.height)), nil)
         }
 
         /// The container's turn and mirror as one orientation.
@@ -90,7 +107,9 @@ public enum AVIFCodec {
         }
 
         var note: String? {
-            decoder.pointee.imageCount > 1 ? "is an image sequence of \(decoder.pointee.imageCount) frames: showing its first" : nil
+            let sequence = decoder.pointee.imageCount > 1 ? "is an image sequence of \(decoder.pointee.imageCount) frames: showing its first" : nil
+            let notes = [sequence, cleanAperture.refusal].compactMap { $0 }
+            return notes.isEmpty ? nil : notes.joined(separator: "; ")
         }
 
         /// The first image decoded to its planes (which the decoder keeps).

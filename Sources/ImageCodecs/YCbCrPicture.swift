@@ -132,8 +132,8 @@ extension YCbCrPicture {
         row tiles: (Int) throws(ImageFileError) -> [YCbCrPicture]
     ) throws(ImageFileError) -> RasterImage {
         // Narrower than the picture: each row of tiles is joined and its
-        // planes narrowed by libyuv before any conversion, and the resampler
-        // is left only the rows to reduce.
+        // planes narrowed before any conversion, and the resampler is left
+        // only the rows to reduce.
         let narrowing = fitted.width < tiling.size.width
         let rowWidth = narrowing ? fitted.width : tiling.size.width
         var band: [(picture: YCbCrPicture, converter: RowConverter)] = []
@@ -176,8 +176,8 @@ extension YCbCrPicture {
 
     /// A row of tiles (each at least `tiling.tile`, all of one layout and
     /// depth, as a grid's are) joined side by side, and the picture's
-    /// columns in it narrowed to `width` plane by plane with libyuv's box
-    /// filter; its rows are kept.
+    /// columns in it narrowed to `width` plane by plane (``narrowColumns``);
+    /// its rows are kept.
     private static func narrowed(_ tiles: [YCbCrPicture], _ tiling: HEIFCodec.TileLayout, to width: Int) -> YCbCrPicture {
         let first = tiles[0], storage = PlaneStorage()
         func narrowed(_ plane: (YCbCrPicture) -> Plane?, shift: (x: Int, y: Int), depth: Int) -> Plane? {
@@ -198,8 +198,8 @@ extension YCbCrPicture {
             let from = min(joinedWidth - x0, ((tiling.offset.x + tiling.size.width + (1 << shift.x) - 1) >> shift.x) - x0)
             let to = (width + (1 << shift.x) - 1) >> shift.x
             let target = storage.allocate(to * rows * bytes)
-            boxScale(joined + x0 * bytes, rowBytes: joinedWidth * bytes, from: PixelSize(width: from, height: rows),
-                     into: target, to: PixelSize(width: to, height: rows), bytes: bytes)
+            narrowColumns(joined + x0 * bytes, rowBytes: joinedWidth * bytes, from: PixelSize(width: from, height: rows),
+                          into: target, width: to, bytes: bytes)
             return Plane(base: UnsafeRawPointer(target), rowBytes: to * bytes)
         }
         let whole = (x: 0, y: 0)
@@ -211,6 +211,38 @@ extension YCbCrPicture {
             luma: narrowed({ $0.luma }, shift: whole, depth: first.depth)!, chroma: chroma, chromaShift: first.chromaShift,
             alpha: first.alpha == nil ? nil : narrowed({ $0.alpha }, shift: whole, depth: first.alphaDepth),
             depth: first.depth, alphaDepth: first.alphaDepth, premultiplied: first.premultiplied, colour: first.colour, owner: storage)
+    }
+
+    /// Each of the `from.height` rows of `from.width` samples at `source`
+    /// (rows `rowBytes` apart) narrowed to `width` samples at `target`
+    /// (packed) by the resampler's tent (``FilterTaps``), for samples of
+    /// `bytes` (1, or 2 for 9 to 16 bits): with the resampler's tent down,
+    /// the picture as if converted whole and resampled. Not libyuv: asked
+    /// for a box with the rows kept, its ScaleFilterReduce reads two columns
+    /// for each (every third column alone at exactly a third), and fine
+    /// detail comes out as moiré.
+    static func narrowColumns(_ source: UnsafeRawPointer, rowBytes: Int, from: PixelSize, into target: UnsafeMutableRawPointer, width: Int, bytes: Int) {
+        let taps = FilterTaps(from: from.width, to: width)
+        @inline(__always) func narrow<Sample: FixedWidthInteger & UnsignedInteger>(_: Sample.Type) {
+            taps.weights.withUnsafeBufferPointer { weights in
+                taps.first.withUnsafeBufferPointer { first in
+                    taps.counts.withUnsafeBufferPointer { counts in
+                        for y in 0..<from.height {
+                            let row = (source + y &* rowBytes).assumingMemoryBound(to: Sample.self)
+                            let out = (target + y &* width &* bytes).assumingMemoryBound(to: Sample.self)
+                            for i in 0..<width {
+                                let samples = row + first[i], tap = weights.baseAddress! + i &* taps.width
+                                var sum = 0
+                                for t in 0..<counts[i] { sum &+= Int(samples[t]) &* Int(tap[t]) }
+                                // Weights of 14 bits summing to one: no clamp.
+                                out[i] = Sample(truncatingIfNeeded: (sum &+ Int(FilterTaps.one / 2)) >> 14)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if bytes == 2 { narrow(UInt16.self) } else { narrow(UInt8.self) }
     }
 }
 
@@ -225,6 +257,12 @@ extension YCbCrPicture {
 /// Deeper samples are scaled so their maximum is 255. Chroma is taken from
 /// the sample covering the pixel, as libheif does. An HDR transfer (PQ,
 /// HLG) goes through ``HDRToneMapping`` instead of being cut to 8 bits.
+///
+/// Limited-range luma is stretched from 16...235 to 0...255 for monochrome
+/// too, as libavif's conversion (avifImageYUVToRGB) does at every depth:
+/// a limited-range 4:0:0 AVIF shows the greys it was made from. avifdec's
+/// 8-bit PNG of one holds the luma plane copied as it is, and so does
+/// heif-convert's (libheif 1.15 to 1.23): neither is the reference here.
 private struct RowConverter {
     let picture: YCbCrPicture
     /// Five tables of `1 << depth` entries, one after another: luma, red from Cr, green from Cb, green from Cr, blue from Cb.

@@ -153,21 +153,22 @@ struct UprightPlacement {
 }
 
 /// For each output pixel along one axis: the first source pixel it reads and
-/// the fixed-point weight of each source pixel it reads.
-struct FilterTaps {
+/// the fixed-point weight of each source pixel it reads. (Public for
+/// ImageCodecs, which narrows a HEIC's planes with the same tent.)
+public struct FilterTaps {
     /// The horizontal pass's precision: 14 bits.
-    static let one: Int32 = 1 << 14
-    let first: [Int]
+    public static let one: Int32 = 1 << 14
+    public let first: [Int]
     /// Taps per output pixel that weigh something (fewer than `width`).
-    let counts: [Int]
-    let width: Int
+    public let counts: [Int]
+    public let width: Int
     /// `width` per output pixel, zero-padded, summing exactly to `1 << bits`.
-    let weights: [Int16]
+    public let weights: [Int16]
 
     /// - Parameter bits: the weights' precision: 14 across (a product with
     ///   a byte needs 22 bits, in 32-bit lanes), 8 down (255 times the
     ///   weights' sum still fits 16-bit lanes, twice as many per vector).
-    init(from sourceLength: Int, to targetLength: Int, bits: Int = 14) {
+    public init(from sourceLength: Int, to targetLength: Int, bits: Int = 14) {
         let one = Int32(1) << bits
         let scale = Double(sourceLength) / Double(targetLength)
         let radius = max(1.0, scale)

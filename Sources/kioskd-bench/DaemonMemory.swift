@@ -1,4 +1,5 @@
 import ArgumentParser
+import BrokerSupport
 import KioskCore
 
 #if canImport(Glibc)
@@ -20,6 +21,13 @@ import Glibc
 /// With `--gif`, `gif_peak_rss_mb` instead: the animated GIF playing in
 /// the centre for `seconds` (it loops for ever), beside four of the photos,
 /// which the show holds decoded meanwhile.
+///
+/// With `--all-features HEIC`, `peak_rss_mb_all_features`: every optional
+/// part on at once, as a kiosk with everything configured runs: the photos
+/// with a HEIC (the file given, 12 Mpx as an iPhone's) after every fourth,
+/// a two-line caption and a clock, and MQTT joined to a real mosquitto on
+/// loopback with Home Assistant's discovery. Beside it,
+/// `peak_rss_floor_mb_all_features`: the same floor with the text's layers.
 struct DaemonMemory: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon-rss", abstract: "Print peak_rss_mb: the real kioskd sliding through the photos.")
@@ -30,6 +38,8 @@ struct DaemonMemory: ParsableCommand {
     var gif: String?
     @Option(help: "The figure's name: heic_peak_rss_mb or avif_peak_rss_mb for a folder of HEICs or AVIFs.")
     var figure = "peak_rss_mb"
+    @Option(help: "Every feature on, with this HEIC among the photos (peak_rss_mb_all_features).")
+    var allFeatures: String?
 
     func run() throws {
         var folder = folder, interval = "0.1", name = figure, what = "sliding through \(folder)"
@@ -40,11 +50,26 @@ struct DaemonMemory: ParsableCommand {
             link(gif, show + "/0-animated.gif")   // first by name: centred at --index 0
             (folder, interval, name, what) = (show, "600", "gif_peak_rss_mb", "playing \(gif) beside four photos")
         }
+        var more: [String] = []
+        var broker: TestBroker?
+        if let heic = allFeatures {
+            let show = folder + "-all-features"
+            mkdir(show, 0o755)
+            for n in 0..<20 {
+                let name = String(n < 10 ? "0\(n)" : "\(n)")
+                _ = n % 4 == 3 ? link(heic, show + "/photo-\(name).heic") : link(folder + "/photo-00\(name).jpg", show + "/photo-\(name).jpg")
+            }
+            broker = try TestBroker()
+            more = ["--caption", "{file}\n{date:%e %B %Y}", "--clock", "%a %e %b  %H:%M",
+                    "--mqtt-broker", "mqtt://127.0.0.1:\(broker!.port)", "--mqtt-name", "rss"]
+            (folder, name, what) = (show, "peak_rss_mb_all_features", "sliding through \(show) with captions, a clock, MQTT and HEICs")
+        }
+        defer { broker?.stop() }
         let exe = try readLink("/proc/self/exe")
         let kioskd = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)]) + "/kioskd"
         guard access(kioskd, X_OK) == 0 else { throw ValidationError("no \(kioskd): build it with `swift build -c release --product kioskd`") }
         let arguments = ["kioskd", "show", "--display", "headless", "--images", folder, "--interval", interval,
-                         "--socket", "none", "--state-dir", "none", "--index", "0"]
+                         "--socket", "none", "--state-dir", "none", "--index", "0"] + more
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -56,6 +81,7 @@ struct DaemonMemory: ParsableCommand {
         guard let peak = status["VmHWM"], let now = status["VmRSS"] else { throw ValidationError("kioskd ended early (status \(exit))") }
         print("\(name) \(format(Double(peak) / 1024)) MB (kioskd itself after \(format(seconds)) s \(what); \(format(Double(now) / 1024)) MB resident at the end)")
         if name == "peak_rss_mb" { try printFloor() }
+        if allFeatures != nil { try printFloor(withText: true) }
         if exit != 0 { throw ExitCode(exit) }
     }
 
@@ -64,13 +90,23 @@ struct DaemonMemory: ParsableCommand {
     /// screen buffers kioskd flips between, and the pictures its
     /// neighbourhood holds at rest (``PreloadPlan``: those on screen, one
     /// ahead, one behind), each a photo fitted to the default layout's slot.
-    private func printFloor() throws {
+    ///
+    /// `withText`: `peak_rss_floor_mb_all_features`, with the layers the text
+    /// holds: a two-line caption over each held picture (two lines of 27 px
+    /// at 20 pt, with their spacing and outline about 70 px, at most as wide
+    /// as the slot) and the clock, drawn for this minute and the next.
+    private func printFloor(withText: Bool = false) throws {
         let screen = PixelSize(width: 1920, height: 1080)
         let geometry = try CarouselGeometry(screen: screen, settings: LayoutSettings())
         let held = PreloadPlan().items(geometry, at: 0, travelling: .forward, towards: nil, playlist: CircularIndex(count: 1000)).count
         let fitted = aspectFitSize(of: photoSize, in: geometry.slotSize)
-        let bytes = 2 * screen.pixelCount * 4 + held * fitted.pixelCount * 4
-        print("peak_rss_floor_mb \(format(Double(bytes) / 1_048_576)) MB (two \(screen) screen buffers and \(held) pictures of \(fitted); target peak_rss_mb <= floor + 14)")
+        var bytes = 2 * screen.pixelCount * 4 + held * fitted.pixelCount * 4
+        guard withText else {
+            print("peak_rss_floor_mb \(format(Double(bytes) / 1_048_576)) MB (two \(screen) screen buffers and \(held) pictures of \(fitted); target peak_rss_mb <= floor + 14)")
+            return
+        }
+        bytes += held * geometry.slotSize.width * 70 * 4 + 2 * 400 * 40 * 4
+        print("peak_rss_floor_mb_all_features \(format(Double(bytes) / 1_048_576)) MB (the same buffers and pictures, \(held) captions and two clock layers)")
     }
 
     /// The `kB` fields of /proc/PID/status.

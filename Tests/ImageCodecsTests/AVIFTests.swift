@@ -134,6 +134,87 @@ import Testing
         let whole = try readWholeFile(try avif(PNGCodec.encode(GeneratedPictures.photo(PixelSize(width: 96, height: 64), variant: 4)), [], in: folder), limit: 1 << 20)
         expectCutAndDamagedCopiesShownOrRefusedByName(whole, name: "bad.avif", slot: PixelSize(width: 96, height: 64), count: 2000, loader: loader)
     }
+
+    /// `file` (an AVIF with one `clap`) with the clap's horizontal and vertical offsets set to `offset` (whole pixels).
+    func withCleanApertureOffset(_ offset: (x: Int32, y: Int32), in file: [UInt8]) throws -> [UInt8] {
+        var file = file
+        let at = try #require(file.indices.dropLast(36).first { file[$0..<($0 + 4)].elementsEqual("clap".utf8) })
+        // After the type: width N/D, height N/D, horizOff N/D, vertOff N/D, each 32 bits, big-endian.
+        for (field, value) in [(4, offset.x), (6, offset.y)] {
+            file.replaceSubrange((at + 4 + 4 * field)..<(at + 8 + 4 * field), with: withUnsafeBytes(of: value.bigEndian) { Array($0) })
+        }
+        return file
+    }
+
+    /// A clean aperture whose top-left corner is on an odd column and row of
+    /// a 4:2:0 picture (MIAF allows it: the chroma is upsampled first) is
+    /// applied, as heif-convert applies it: 200x150 from (39, 39) of 320x240.
+    @Test func aCleanApertureAtAnOddOriginIsApplied() throws {
+        let folder = try ScratchFolder()
+        let stored = PixelSize(width: 320, height: 240), shown = PixelSize(width: 200, height: 150)
+        // Centred offsets -20, -5: from (40, 40), which avifenc accepts; then -21, -6: from (39, 39).
+        let even = try avif(PNGCodec.encode(GeneratedPictures.photo(stored, variant: 10)),
+                            ["-y", "420", "--min", "0", "--max", "0", "--clap", "200,1,150,1,-20,1,-5,1"], in: folder)
+        let path = try folder.write("odd.avif", withCleanApertureOffset((-21, -6), in: try readWholeFile(even, limit: 1 << 20)))
+        let picture = try loader.loadPicture(path, fittedTo: shown)
+        #expect(picture.picture.size == shown && picture.info.originalSize == shown, "cropped, not the whole \(stored)")
+        #expect(picture.info.note == nil)
+        try runTool("heif-convert", [path, path + ".png"])
+        let reference = try loader.load(path + ".png", fittedTo: shown)
+        let (mean, worst) = channelDifferences(picture.picture, reference)
+        #expect(mean < 0.5 && worst <= 8, "mean \(mean), worst \(worst) levels")
+        // Reduced (the planes scaled by libyuv from the odd corner, chroma from the sample covering it): the same picture halved.
+        let half = try loader.load(path, fittedTo: PixelSize(width: 100, height: 75))
+        let (halfMean, halfWorst) = channelDifferences(half, resample(reference, to: half.size))
+        #expect(halfMean < 1.5, "mean \(halfMean), worst \(halfWorst) levels")
+    }
+
+    /// A clean aperture that reaches outside the picture cannot be applied:
+    /// the whole picture is shown, and the log says why, once.
+    @Test func aCleanApertureThatCannotBeAppliedIsSaidInTheLog() throws {
+        let folder = try ScratchFolder()
+        let stored = PixelSize(width: 320, height: 240)
+        let even = try avif(PNGCodec.encode(GeneratedPictures.photo(stored, variant: 11)),
+                            ["-y", "420", "--clap", "200,1,150,1,-20,1,-5,1"], in: folder)
+        // From x = 160: 200 columns run past 320.
+        let path = try folder.write("outside.avif", withCleanApertureOffset((100, -5), in: try readWholeFile(even, limit: 1 << 20)))
+        let picture = try loader.loadPicture(path, fittedTo: stored)
+        #expect(picture.picture.size == stored && picture.info.originalSize == stored)
+        #expect(picture.info.note == "has a clean aperture (clap) that cannot be applied (crop rect is out of the image's bounds): showing the whole picture")
+    }
+
+    /// A limited-range monochrome AVIF (4:0:0 with its luma in 16...235, as
+    /// `avifenc -y 400 -r limited` writes one) shows the greys it was made
+    /// from: its luma stretched to 0...255 as libavif's own conversion
+    /// (avifImageYUVToRGB) stretches it. The reference is avifdec's 16-bit
+    /// PNG, which goes through that conversion; its 8-bit PNG of an 8-bit
+    /// 4:0:0 file copies the luma plane as it is (range not applied), which
+    /// would lift black to 16 and lower white to 235.
+    @Test(arguments: [8, 10, 12])
+    func aLimitedRangeMonochromeAVIFShowsTheGreysItWasMadeFrom(depth: Int) throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 301, height: 199)
+        // A ramp from 16 to 239 across, the same down every column.
+        let greys = RasterImage(size: size, pixels: (0..<size.pixelCount).map { i in
+            let v = UInt32(16 + (i % size.width) * 224 / size.width)
+            return v << 16 | v << 8 | v
+        })
+        let path = try avif(PNGCodec.encode(greys), ["-d", "\(depth)", "-y", "400", "-r", "limited", "--min", "0", "--max", "0"], in: folder)
+        let shown = try loader.load(path, fittedTo: size)
+        let converted = path + ".avifdec16.png"
+        try runTool("avifdec", ["-d", "16", path, converted])
+        let (mean, worst) = channelDifferences(shown, try loader.load(converted, fittedTo: size))
+        #expect(mean < 1 && worst <= 1, "against libavif's conversion: mean \(mean), worst \(worst) levels")
+        // 219 steps for 255 levels: each grey back within a level.
+        let (madeMean, madeWorst) = channelDifferences(shown, greys)
+        #expect(madeMean < 1 && madeWorst <= 1, "against the greys made: mean \(madeMean), worst \(madeWorst) levels")
+        if depth == 8 {
+            // avifdec's 8-bit PNG: the luma copied, 8 levels off on average here (18 at the ends).
+            let copied = path + ".avifdec8.png"
+            try runTool("avifdec", ["-d", "8", path, copied])
+            #expect(channelDifferences(shown, try loader.load(copied, fittedTo: size)).mean > 4, "avifdec's 8-bit PNG skips the range")
+        }
+    }
 }
 
 /// Decompression bombs: a small file whose container declares a picture of

@@ -190,11 +190,10 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         #expect(shown.info.note == nil, "the tiles are hidden: one image, not a burst")
         let converted = try converted(path, size: size)
         #expect(shown.picture.pixels == converted.pixels)
-        // Halved: each row of tiles joined and narrowed by libyuv, then
-        // converted and reduced down: heif-convert's whole picture halved,
-        // within the difference of a box across and a tent down against a
-        // tent both ways, and of chroma averaged over its own 4:2:0 samples
-        // (measured: mean 0.60 levels, worst 19, with libheif 1.23 and 1.15).
+        // Halved: each row of tiles joined and its columns narrowed by the
+        // resampler's tent, then converted and reduced down: heif-convert's
+        // whole picture halved, within the difference of chroma narrowed over
+        // its own 4:2:0 samples against chroma taken at full size.
         let half = try loader.load(path, fittedTo: PixelSize(width: 550, height: 350))
         let (mean, worst) = channelDifferences(half, resample(converted, to: half.size))
         #expect(mean < 1 && worst <= 32, "mean \(mean), worst \(worst) levels")
@@ -247,6 +246,37 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
     @Test func cutAndMutatedGridsAreRefusedByName() throws {
         let grid = try HEIFGridWriter.encode(GeneratedPictures.photo(PixelSize(width: 200, height: 120), variant: 2), tile: 64, quality: 40, turns: 1)
         expectCutAndDamagedCopiesShownOrRefusedByName(grid, name: "IMG_0300.HEIC", slot: PixelSize(width: 60, height: 100), count: 1000, loader: loader)
+    }
+
+    /// Grey rings about the centre, finer and finer outwards: half a cycle a pixel at the corners.
+    func zonePlate(_ size: PixelSize) -> RasterImage {
+        let cx = Double(size.width) / 2, cy = Double(size.height) / 2
+        // The rings' frequency at radius r is r / reach cycles a pixel.
+        let reach = 2 * (cx * cx + cy * cy).squareRoot()
+        return RasterImage(size: size, pixels: (0..<size.pixelCount).map { i in
+            let x = Double(i % size.width) - cx, y = Double(i / size.width) - cy
+            let v = UInt32((128 + 127 * cos(Double.pi * (x * x + y * y) / reach)).rounded())
+            return v << 16 | v << 8 | v
+        })
+    }
+
+    /// An iPhone's 12 Mpx grid of 512x512 tiles, of rings too fine for the
+    /// slot: more than 6 times smaller, and exactly a third (4032 into the
+    /// 1344-wide slot of a 1920x1080 screen, where libyuv, asked for a box
+    /// with the rows kept, took every third column alone). What is too fine
+    /// for the slot fades to grey, as when the whole picture is resampled,
+    /// instead of coming back as moiré.
+    @Test func ringsTooFineForTheSlotFadeRatherThanTurnToMoire() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 4032, height: 3024)
+        let path = try folder.write("IMG_0300.HEIC", HEIFGridWriter.encode(zonePlate(size), quality: 90))
+        let whole = try converted(path, size: size)
+        for slot in [PixelSize(width: 640, height: 480), PixelSize(width: 1344, height: 1008)] {
+            let shown = try loader.load(path, fittedTo: slot)
+            #expect(shown.size == slot)
+            let (mean, worst) = channelDifferences(shown, resample(whole, to: slot))
+            #expect(mean < 1.5, "\(slot): mean \(mean), worst \(worst) levels")
+        }
     }
 }
 

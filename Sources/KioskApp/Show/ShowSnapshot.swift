@@ -61,6 +61,9 @@ struct ShowSnapshot {
         let lastPresence: Double?
         let held: Bool
         let motion: StripMotion
+        /// Every slot on screen has its picture: a frame drawn now is the
+        /// whole picture, not the background where a neighbour still decodes.
+        let allOnScreen: Bool
     }
 
     /// The panel and how the strip lies on it.
@@ -100,7 +103,7 @@ extension RunningShow {
             strip: .init(
                 slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
                 paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, order: order,
-                lastPresence: schedule.lastPresence, held: schedule.isHeld, motion: schedule.motion),
+                lastPresence: schedule.lastPresence, held: schedule.isHeld, motion: schedule.motion, allOnScreen: pictures.allOnScreen),
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,

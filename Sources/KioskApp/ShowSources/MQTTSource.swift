@@ -293,8 +293,11 @@ final class MQTTSource: ShowSource {
 
     private func armPicturePublish() { picturePublish?.arm(at: link?.isOnline == true ? picturePacing.nextDue : nil) }
 
-    /// The frame on screen to the encoder, once the strip is at rest on a
-    /// decoded picture (until then, a look every 0.2 s); none while the display is off.
+    /// The frame on screen to the encoder, once the strip is at rest with
+    /// every picture on screen decoded, the neighbours too (until then, a
+    /// look every 0.2 s: on a busy kiosk a neighbour can decode a second
+    /// after the centre, and Home Assistant would keep a frame with a hole
+    /// in it until the next slide); none while the display is off.
     private func publishPictureIfDue(at now: Double) {
         guard picturePacing.isDue(at: now), link?.isOnline == true, let controller else { return armPicturePublish() }
         let show = controller.snapshot
@@ -302,7 +305,8 @@ final class MQTTSource: ShowSource {
             picturePacing.published(at: now)  // nothing to show; the next change asks again
             return armPicturePublish()
         }
-        guard !show.strip.moving, show.centred.item == nil || show.centred.info != nil, let shown = controller.frameNow() else {
+        guard !show.strip.moving, show.strip.allOnScreen, show.centred.item == nil || show.centred.info != nil,
+              let shown = controller.frameNow() else {
             picturePublish?.arm(at: now + 0.2)
             return
         }
