@@ -214,7 +214,11 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
 
     @Test func hostileClientsNeitherCrashTheDaemonNorStallTheSlide() throws {
         // Slides all the time: frames must keep coming while clients misbehave.
-        let daemon = try daemon(["--interval", "0.1", "--transition", "0.4"])
+        // Waited for until its socket listens, not until every picture on
+        // screen is decoded: under two busy loops a strip that never rests
+        // can keep the decoder chasing it for minutes.
+        let daemon = try Daemon(["--interval", "0.1", "--transition", "0.4"])
+        daemon.waitFor("control socket: ")
         defer { _ = daemon.stop() }
         let control = try patientControl(daemon.socket)
         let framesBefore = try ask(control, "status")["frames_shown"] as? Int ?? 0
