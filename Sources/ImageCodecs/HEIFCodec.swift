@@ -193,6 +193,12 @@ public enum HEIFCodec {
                 let decode = try decoder(row)
                 let results = TileResults(count: tiling.columns)
                 let path = self.path
+                // Not a WorkerThread: this is a fork and join inside one decode
+                // (libheif decodes a context's tiles one at a time, so a row's
+                // tiles go to one context per core and the decode waits for all
+                // of them), where WorkerThread is a long-lived thread taking
+                // jobs from the run loop. Dispatch's pool, sized to the cores,
+                // already lives in every Swift process.
                 DispatchQueue.concurrentPerform(iterations: workers) { worker in
                     // libde265's complaints on these threads are about this file too.
                     LibraryMessages.about(path) {

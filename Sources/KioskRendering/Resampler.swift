@@ -155,7 +155,7 @@ struct UprightPlacement {
 /// For each output pixel along one axis: the first source pixel it reads and
 /// the fixed-point weight of each source pixel it reads. (Public for
 /// ImageCodecs, which narrows a HEIC's planes with the same tent.)
-public struct FilterTaps {
+public struct FilterTaps: Sendable {
     /// The horizontal pass's precision: 14 bits.
     public static let one: Int32 = 1 << 14
     public let first: [Int]
