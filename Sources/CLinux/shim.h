@@ -31,14 +31,22 @@ int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 int sched_setaffinity(pid_t pid, size_t cpusetsize, const unsigned long *mask);
 // What C libraries print to stdio's stderr (libde265's bitstream complaints),
 // routed into kioskd's log: fopencookie is a GNU extension too. The functions'
-// layout is glibc's cookie_io_functions_t; `offset` is an off64_t *.
+// layout is glibc's cookie_io_functions_t; `offset` is an off64_t *. It is
+// found by dlsym rather than declared: some toolchains' stdio.h declares it
+// (Debian 13's), others do not (Debian 12's), and a second declaration with
+// this struct conflicts. A null handle is glibc's RTLD_DEFAULT.
 #include <stdio.h>
+#include <dlfcn.h>
 typedef struct {
     ssize_t (*read)(void *cookie, char *buffer, size_t size);
     ssize_t (*write)(void *cookie, const char *buffer, size_t size);
     int (*seek)(void *cookie, void *offset, int whence);
     int (*close)(void *cookie);
 } clinux_cookie_functions;
-FILE *fopencookie(void *cookie, const char *mode, clinux_cookie_functions functions);
+static inline FILE *clinux_open_cookie_stream(void *cookie, const char *mode, clinux_cookie_functions functions) {
+    FILE *(*open)(void *, const char *, clinux_cookie_functions) =
+        (FILE *(*)(void *, const char *, clinux_cookie_functions))dlsym((void *)0, "fopencookie");
+    return open ? open(cookie, mode, functions) : NULL;
+}
 // stdio's `stderr` pointed at such a stream (Swift 6 refuses to assign the C global).
 static inline void clinux_set_stderr(FILE *stream) { stderr = stream; }

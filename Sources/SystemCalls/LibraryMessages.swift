@@ -54,7 +54,7 @@ public enum LibraryMessages {
             LibraryMessages.received(UnsafeRawBufferPointer(start: UnsafeRawPointer(bytes), count: count))
             return count
         }, seek: nil, close: nil)
-        guard let stream = fopencookie(nil, "w", functions) else { return }
+        guard let stream = clinux_open_cookie_stream(nil, "w", functions) else { return }
         setvbuf(stream, nil, _IOLBF, 4096)
         clinux_set_stderr(stream)
     }
