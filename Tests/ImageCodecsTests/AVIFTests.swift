@@ -162,7 +162,10 @@ import Testing
         try runTool("heif-convert", [path, path + ".png"])
         let reference = try loader.load(path + ".png", fittedTo: shown)
         let (mean, worst) = channelDifferences(picture.picture, reference)
-        #expect(mean < 0.5 && worst <= 8, "mean \(mean), worst \(worst) levels")
+        // Worst at colour edges: libheif 1.19 and later (Debian 13) upsample
+        // the chroma bilinearly where kioskd takes the covering sample (32
+        // levels there, 1 with libheif 1.15); the mean shows the crop is the same.
+        #expect(mean < 0.5 && worst <= 40, "mean \(mean), worst \(worst) levels")
         // Reduced (the planes scaled by libyuv from the odd corner, chroma from the sample covering it): the same picture halved.
         let half = try loader.load(path, fittedTo: PixelSize(width: 100, height: 75))
         let (halfMean, halfWorst) = channelDifferences(half, resample(reference, to: half.size))
