@@ -56,9 +56,7 @@ struct PictureFiles: Sendable {
         }
     }
 
-    private static func nanoseconds(_ info: stat) -> Int64 {
-        Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
-    }
+    private static func nanoseconds(_ info: stat) -> Int64 { KioskApp.nanoseconds(info.st_mtim) }
 }
 
 extension FileSignature {
@@ -66,8 +64,7 @@ extension FileSignature {
     init(_ info: stat) {
         self.init(
             size: Int64(info.st_size),
-            modified: Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec),
-            changed: Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec))
+            modified: nanoseconds(info.st_mtim), changed: nanoseconds(info.st_ctim))
     }
 
     /// What `stat` says of the file at `path` now; nil when it is gone or not a regular file.
@@ -77,6 +74,9 @@ extension FileSignature {
         self.init(info)
     }
 }
+
+/// A file time (`st_mtim`, `st_ctim`) in nanoseconds since the epoch.
+func nanoseconds(_ time: timespec) -> Int64 { Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec) }
 
 /// A folder's identity on disk: how a symlink loop is recognised.
 struct FolderIdentity: Hashable, Sendable {
