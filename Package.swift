@@ -7,11 +7,32 @@ import PackageDescription
 // which made the debug kioskd that the VM tests run crawl under emulation.
 let pixelLoopsOptimised: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
-// The installed programs export no symbols. Swift's static runtime links
-// with --export-dynamic, which put every public symbol of kioskd's modules
-// in the dynamic symbol table (4,413 of them, 381 KB of the stripped daemon);
-// nothing loads the programs' symbols at run time.
-let noExportedSymbols: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]
+// How the installed programs are linked (kioskd's resident memory, `make bench`):
+// - no exported symbols: Swift's static runtime links with --export-dynamic,
+//   which put every public symbol of kioskd's modules in the dynamic symbol
+//   table (4,413 of them, 381 KB of the stripped daemon); nothing loads the
+//   programs' symbols at run time;
+// - with lld, for its packed relative relocations (DT_RELR, glibc 2.36):
+//   a static Swift runtime makes 43,000 of them, 1 MB of the daemon that
+//   ld.so read and kept resident at every start, now 8 KB;
+// - the functions a show of JPEGs runs placed together, first
+//   (linking/kioskd-hot-functions.txt, made by scripts/order-functions):
+//   the kernel maps code 64 KB around each page touched, and scattered
+//   over 11 MB they kept 1 MB more of it resident.
+let installedProgramLinking: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linking/kioskd-hot-functions.txt", "-Xlinker", "--no-warn-symbol-ordering",
+    ], .when(platforms: [.linux]))
+]
+
+// FreeType's headers (which libraqm's include) are found only in their own
+// folder. pkg-config would say so, but it would also link libraqm and
+// FreeType, which COnDemand loads on first use: so CRaqm names no pkg-config
+// package, and every Swift module is told the folder (Debian's, on every
+// architecture), since each one that imports TextRendering reads CRaqm's
+// headers too.
+let freeTypeHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/freetype2"])]
 
 // The property tests' generator: swift-property-based 2.0.1 (the mirror's only
 // version) needs tools 6.1, so with Debian 13's Swift 6.0.3 it is left out and
@@ -44,7 +65,14 @@ let package = Package(
 
         // Every libc call's error (SystemCallError), owned file descriptors,
         // EINTR retries and the monotonic clock: one place for the unsafe basics.
-        .target(name: "SystemCalls", dependencies: ["CLinux"]),
+        .target(name: "SystemCalls", dependencies: ["CLinux", "COnDemand"]),
+
+        // The libraries a show of JPEGs does without (the other formats, MQTT,
+        // text, XMP and IPTC titles), mapped on first use instead of at start:
+        // a jump for each function kioskd calls, filled by dlopen (SystemCalls'
+        // OnDemandLibrary). Their module maps below link nothing, and name no
+        // pkg-config package, which would link them.
+        .target(name: "COnDemand"),
 
         // Thin C modules: one per C library, imported by exactly one Swift module each.
         .systemLibrary(
@@ -54,31 +82,31 @@ let package = Package(
         // sharp region); a C file, since libjpeg's errors need setjmp.
         .target(name: "CLibJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .systemLibrary(
-            name: "CSPNG", pkgConfig: "spng",
+            name: "CSPNG",
             providers: [.apt(["libspng-dev"])]),
         .systemLibrary(
             name: "CEXIF", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
         // Exempi (Adobe's XMP toolkit): a photo's XMP dc:title and dc:description, in whatever file holds them.
-        .systemLibrary(name: "CExempi", pkgConfig: "exempi-2.0", providers: [.apt(["libexempi-dev"])]),
+        .systemLibrary(name: "CExempi", providers: [.apt(["libexempi-dev"])]),
         // libiptcdata: a JPEG's IPTC caption (2:120), as photo agencies and older editors write it.
-        .systemLibrary(name: "CIPTC", pkgConfig: "libiptcdata", providers: [.apt(["libiptcdata0-dev"])]),
-        // giflib ships no pkg-config file: the module map links -lgif.
+        .systemLibrary(name: "CIPTC", providers: [.apt(["libiptcdata0-dev"])]),
+        // giflib (it ships no pkg-config file).
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         // libwebp and its demuxer (one project, one module): WebP stills with their EXIF chunk.
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CWebP", providers: [.apt(["libwebp-dev"])]),
         // libheif: HEIC and HEIF photos (an iPhone's), with the container's turns and crop applied.
-        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
         // Not through pkg-config: its -DAVIF_DLL (for Windows) makes SwiftPM warn on every build.
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
-        // libyuv ships no pkg-config file: the module map links it by name.
+        // libyuv: the planes of HEIF and AVIF photos, shrunk.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         // Text: libraqm (FriBidi's order, HarfBuzz's shaping) on FreeType's faces and glyphs.
-        .systemLibrary(name: "CRaqm", pkgConfig: "raqm", providers: [.apt(["libraqm-dev", "libfreetype-dev"])]),
+        .systemLibrary(name: "CRaqm", providers: [.apt(["libraqm-dev", "libfreetype-dev"])]),
         // Fonts by family name, and the fallback for each character the family lacks.
-        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        .systemLibrary(name: "CFontconfig", providers: [.apt(["libfontconfig-dev"])]),
         .systemLibrary(
-            name: "CMosquitto", pkgConfig: "libmosquitto",
+            name: "CMosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
@@ -103,7 +131,7 @@ let package = Package(
 
         // Words to pixels: fonts found by fontconfig, laid out by libraqm,
         // drawn by FreeType into premultiplied ARGB layers for the compositor.
-        .target(name: "TextRendering", dependencies: ["KioskCore", "KioskRendering", "CRaqm", "CFontconfig"], swiftSettings: pixelLoopsOptimised),
+        .target(name: "TextRendering", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CRaqm", "CFontconfig"], swiftSettings: pixelLoopsOptimised),
 
         // The display: DRM/KMS mode setting, dumb buffers, page flips (libdrm).
         .target(name: "DRMOutput", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CDRM"]),
@@ -127,7 +155,7 @@ let package = Package(
         .target(name: "HDMICEC", dependencies: ["SystemCalls", "CCEC"]),
 
         // An MQTT broker connection (libmosquitto) driven from the run loop: Home Assistant and fleets.
-        .target(name: "MQTTClient", dependencies: ["CMosquitto"]),
+        .target(name: "MQTTClient", dependencies: ["SystemCalls", "CMosquitto"]),
 
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
@@ -154,11 +182,11 @@ let package = Package(
                 "KioskApp", "KioskCore", "ImageCodecs", "DRMOutput", "LinuxPlatform", "ServiceManager", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: noExportedSymbols),
+            linkerSettings: installedProgramLinking),
         .executableTarget(
             name: "kioskctl",
             dependencies: ["ControlClient", "KioskCore", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            linkerSettings: noExportedSymbols),
+            linkerSettings: installedProgramLinking),
         // The benchmark command (`make bench`): decode speed and peak memory.
         .executableTarget(
             name: "kioskd-bench",
@@ -200,3 +228,8 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17
 )
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + freeTypeHeaders
+}
+

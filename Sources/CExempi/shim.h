@@ -1,1 +1,1 @@
-#include <exempi/xmp.h>
+#include <exempi-2.0/exempi/xmp.h>

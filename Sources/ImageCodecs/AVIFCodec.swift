@@ -1,6 +1,7 @@
 import CAVIF
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// AVIF photos (AV1 in a HEIF container, as many Android phones, browsers
 /// and messaging apps save them) through libavif and its dav1d decoder:
@@ -31,6 +32,7 @@ public enum AVIFCodec {
         /// Parses the container only: sizes, transforms and metadata, no pixels.
         init(_ file: [UInt8], path: String, maximumPixels: Int) throws(ImageFileError) {
             self.path = path
+            try OnDemandLibrary.open(.avif, .yuv, reading: path)
             guard let decoder = avifDecoderCreate() else { throw ImageFileError(path: path, reason: .corrupt("libavif cannot allocate a decoder")) }
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.count), alignment: 16)
             file.withUnsafeBytes { copy.copyMemory(from: $0) }

@@ -64,6 +64,8 @@ public enum GIFCodec {
         width: Int, height: Int, palette: [RGBColor], frameCount: Int, loops: Int? = nil, frame makeFrame: (Int) -> Frame
     ) -> [UInt8] {
         precondition(!palette.isEmpty && palette.count <= 256)
+        // Only the tests, the demo pictures and the benchmark write GIFs.
+        do throws(MissingLibrary) { try OnDemandLibrary.gif.open() } catch { fatalError("\(error)") }
         let writer = Writer()
         var error: Int32 = 0
         guard let gif = EGifOpen(Unmanaged.passUnretained(writer).toOpaque(), { file, bytes, count in

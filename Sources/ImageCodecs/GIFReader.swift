@@ -109,6 +109,7 @@ final class GIFReader {
     deinit { close() }
 
     private func open() throws(ImageFileError) {
+        try OnDemandLibrary.open(.gif, reading: path)
         var error: Int32 = 0
         gif = DGifOpen(Unmanaged.passUnretained(self).toOpaque(), { file, buffer, count in
             guard let file, let buffer, count > 0 else { return 0 }

@@ -20,8 +20,19 @@ import Glibc
 /// makes (YCbCr 4:2:0 for a phone's photo: 18 MB at 12 Mpx, not 48 MB as
 /// XRGB), and converted row by row as it is resampled (``YCbCrPicture``).
 public enum HEIFCodec {
-    /// libheif loads its decoder plugins once.
-    private static let initialised: Bool = heif_init(nil).code == heif_error_Ok
+    /// libheif, mapped on first use (``OnDemandLibrary``); it then loads its
+    /// decoder plugins, once.
+    private static let library = Result { () throws(MissingLibrary) in
+        try OnDemandLibrary.heif.open()
+        _ = heif_init(nil)
+    }
+
+    /// Maps libheif and libyuv if they are not yet: before any other call
+    /// into them, for the picture at `path`.
+    static func openLibraries(reading path: String) throws(ImageFileError) {
+        try OnDemandLibrary.open(.yuv, reading: path)
+        do throws(MissingLibrary) { try library.get() } catch { throw ImageFileError(path: path, reason: .libraryMissing(error)) }
+    }
 
     /// A decoded file's primary image: its libheif context and handle, released together.
     final class PrimaryImage {
@@ -57,7 +68,12 @@ public enum HEIFCodec {
         }
 
         private init(path: String, keeping bytes: UnsafeMutableRawBufferPointer?, length: Int, read: (OpaquePointer) -> heif_error) throws(ImageFileError) {
-            _ = HEIFCodec.initialised
+            do throws(ImageFileError) {
+                try HEIFCodec.openLibraries(reading: path)
+            } catch {
+                bytes?.deallocate()
+                throw error
+            }
             self.path = path
             self.length = length
             guard let context = heif_context_alloc() else {
@@ -379,12 +395,19 @@ extension HEIFCodec: PictureCodec {
 
     /// libheif's own check, for the HEVC brands (AVIF, its AV1 sibling, is
     /// not read yet: which library reads it is still to be measured).
+    ///
+    /// Only a file that starts as an ISO media file (`ftyp`) is shown to
+    /// libheif, so that other files never map it. Where libheif cannot be
+    /// loaded, the major brand alone decides, and decoding says which
+    /// package is missing.
     public static func recognises(_ head: borrowing [UInt8]) -> Bool {
-        guard head.count >= 12 else { return false }
+        guard head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) else { return false }
+        func fourcc<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> heif_brand2 { bytes.reduce(0) { $0 << 8 | heif_brand2($1) } }
+        let brands = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].map { fourcc($0.utf8) }
+        guard (try? openLibraries(reading: "")) != nil else { return brands.contains(fourcc(head[8..<12])) }
         let (filetype, brand) = head.withUnsafeBufferPointer { ($0.baseAddress.map { heif_check_filetype($0, 12) }, $0.baseAddress.map { heif_read_main_brand($0, 12) }) }
         guard filetype == heif_filetype_yes_supported || filetype == heif_filetype_maybe, let brand else { return false }
-        func fourcc(_ text: String) -> heif_brand2 { text.utf8.reduce(0) { $0 << 8 | heif_brand2($1) } }
-        return ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].map(fourcc).contains(brand)
+        return brands.contains(brand)
     }
 
     /// The size after the container's transforms; no EXIF turn (libheif has applied the container's).

@@ -1,6 +1,7 @@
 import CHEIF
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// Writes a HEIC as an iPhone stores a photo: the picture cut into square
 /// tiles (512x512), each a hidden HEVC image, and a `grid` item, the
@@ -102,7 +103,7 @@ public enum HEIFGridWriter {
         func check(_ error: heif_error) throws(Failure) {
             if error.code != heif_error_Ok { throw Failure(description: error.message.map { String(cString: $0) } ?? "libheif error") }
         }
-        _ = heif_init(nil)
+        do throws(ImageFileError) { try HEIFCodec.openLibraries(reading: "<HEIC encoder>") } catch { throw Failure(description: error.why) }
         guard let context = heif_context_alloc() else { throw Failure(description: "no libheif context") }
         defer { heif_context_free(context) }
         var encoder: OpaquePointer?

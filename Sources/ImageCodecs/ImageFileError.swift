@@ -18,6 +18,8 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         /// The decoding library refused the data; its own words.
         case corrupt(String)
         case fileTooLarge(bytes: Int)
+        /// The library that reads this kind of picture, loaded on first use, is not installed.
+        case libraryMissing(MissingLibrary)
     }
 
     public let path: String
@@ -49,6 +51,19 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
             return "cannot decode: \(message)"
         case .fileTooLarge(let bytes):
             return "the file is too large (\(bytes) bytes)"
+        case .libraryMissing(let missing):
+            return "cannot decode: \(missing)"
+        }
+    }
+}
+
+extension OnDemandLibrary {
+    /// Maps the `libraries` the picture at `path` is read with, if they
+    /// are not yet (``OnDemandLibrary``): one that is missing is that
+    /// picture's error, naming the package to install.
+    static func open(_ libraries: OnDemandLibrary..., reading path: String) throws(ImageFileError) {
+        for library in libraries {
+            do throws(MissingLibrary) { try library.open() } catch { throw ImageFileError(path: path, reason: .libraryMissing(error)) }
         }
     }
 }

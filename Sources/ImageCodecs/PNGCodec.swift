@@ -3,6 +3,7 @@ import CSPNG
 import Glibc
 #endif
 import KioskCore
+import SystemCalls
 import KioskRendering
 
 /// PNG through libspng: decoding (any colour type, bit depth, palette or
@@ -108,6 +109,7 @@ public enum PNGCodec {
         palette: [(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)] = [], interlaced: Bool = false
     ) throws(ImageFileError) -> [UInt8] {
         let path = "<png encoder>"
+        try OnDemandLibrary.open(.spng, reading: path)
         guard let raw = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw ImageFileError(path: path, reason: .corrupt("spng_ctx_new failed"))
         }
@@ -159,6 +161,7 @@ public enum PNGCodec {
         let bytes: UnsafeMutableRawBufferPointer
 
         init(decoding png: [UInt8], path: String, maximumSide: Int) throws(ImageFileError) {
+            try OnDemandLibrary.open(.spng, reading: path)
             guard let raw = spng_ctx_new(0) else { throw ImageFileError(path: path, reason: .corrupt("spng_ctx_new failed")) }
             self.raw = raw
             self.path = path

@@ -3,6 +3,7 @@ import CExempi
 import CIPTC
 import KioskCore
 import Synchronization
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,12 +51,27 @@ public enum PhotoTitle {
         return meaningful(String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self))
     }
 
-    /// Exempi's toolkit, started once for the process (its calls are safe from any thread after).
-    private static let xmpStarted: Bool = xmp_init()
+    /// Exempi's toolkit, mapped on first use (``OnDemandLibrary``) and
+    /// started once for the process (its calls are safe from any thread
+    /// after): true when it started.
+    private static let xmpToolkit = Result { () throws(MissingLibrary) in
+        try OnDemandLibrary.exempi.open()
+        return xmp_init()
+    }
+
+    /// libiptcdata, mapped on first use too.
+    private static let iptcLibrary = Result { () throws(MissingLibrary) in try OnDemandLibrary.iptcData.open() }
+
+    /// Why no photo's XMP or IPTC title can be read (Exempi or libiptcdata
+    /// is not installed), for the log; empty when they can. The titles the
+    /// others hold are still read.
+    public static var librariesMissing: [MissingLibrary] {
+        [xmpToolkit.map { _ in () }, iptcLibrary].compactMap { if case .failure(let missing) = $0 { missing } else { nil } }
+    }
 
     /// XMP `dc:<name>`, its default language (x-default), else its first.
     static func xmp(_ path: String, _ name: String) -> String? {
-        guard xmpStarted, let file = xmp_files_open_new(path, XmpOpenFileOptions(XMP_OPEN_READ.rawValue | XMP_OPEN_ONLYXMP.rawValue)) else { return nil }
+        guard case .success(true) = xmpToolkit, let file = xmp_files_open_new(path, XmpOpenFileOptions(XMP_OPEN_READ.rawValue | XMP_OPEN_ONLYXMP.rawValue)) else { return nil }
         defer { xmp_files_free(file) }
         guard let packet = xmp_files_get_new_xmp(file) else { return nil }
         defer { xmp_free(packet) }
@@ -67,7 +83,7 @@ public enum PhotoTitle {
 
     /// A JPEG's IPTC Caption/Abstract (2:120); other files have none.
     static func iptcCaption(_ path: String) -> String? {
-        guard let data = iptc_data_new_from_jpeg(path) else { return nil }
+        guard case .success = iptcLibrary, let data = iptc_data_new_from_jpeg(path) else { return nil }
         defer { iptc_data_unref(data) }
         guard let dataset = iptc_data_get_dataset(data, IPTC_RECORD_APP_2, IPTC_TAG_CAPTION) else { return nil }
         defer { iptc_dataset_unref(dataset) }

@@ -1,5 +1,6 @@
 import CWebP
 import KioskCore
+import SystemCalls
 import KioskRendering
 
 /// An animated WebP played frame by frame, as animated GIFs are (the same
@@ -87,6 +88,7 @@ public final class WebPAnimation {
     /// The frames' durations and the loop count, from the container alone
     /// (nothing decoded): a loop count of 0 plays for ever, n plays n times.
     public static func schedule(of bytes: [UInt8], path: String) throws(ImageFileError) -> FrameSchedule {
+        try OnDemandLibrary.open(.webP, .webPDemux, reading: path)
         let schedule: FrameSchedule? = bytes.withUnsafeBufferPointer { buffer in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             guard let demux = WebPDemux(&data) else { return nil }

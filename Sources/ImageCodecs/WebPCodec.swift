@@ -1,5 +1,6 @@
 import CWebP
 import KioskCore
+import SystemCalls
 import KioskRendering
 
 /// WebP through libwebp: lossy, lossless and alpha stills, decoded by
@@ -12,6 +13,7 @@ import KioskRendering
 public enum WebPCodec {
     /// The features of the WebP in `bytes`: its canvas, alpha and animation.
     static func features(of bytes: [UInt8], path: String) throws(ImageFileError) -> WebPBitstreamFeatures {
+        try OnDemandLibrary.open(.webP, .webPDemux, reading: path)
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
         guard status == VP8_STATUS_OK else { throw ImageFileError(path: path, reason: .corrupt(describe(status))) }
@@ -22,7 +24,8 @@ public enum WebPCodec {
     /// The `EXIF` chunk, as libexif reads it (with the `Exif\0\0` header
     /// some writers leave out); nil when there is none or the file is cut short before it.
     static func exif(in bytes: [UInt8]) -> [UInt8]? {
-        bytes.withUnsafeBufferPointer { buffer -> [UInt8]? in
+        guard (try? OnDemandLibrary.open(.webP, .webPDemux, reading: "")) != nil else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> [UInt8]? in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             var state = WEBP_DEMUX_PARSING_HEADER
             guard let demux = WebPDemuxPartial(&data, &state) else { return nil }
@@ -44,6 +47,7 @@ public enum WebPCodec {
     ) throws(ImageFileError) -> RasterImage {
         // Lossless WebPs are decoded whole inside libwebp: refused from the header before.
         guard stored.pixelCount <= maximumPixels else { throw ImageFileError(path: path, reason: .tooLarge(stored)) }
+        try OnDemandLibrary.open(.webP, .webPDemux, reading: path)
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw ImageFileError(path: path, reason: .corrupt("libwebp's version does not match its headers")) }
         if let crop {

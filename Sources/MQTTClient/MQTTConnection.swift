@@ -1,4 +1,5 @@
 import CMosquitto
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,19 +76,33 @@ public final class MQTTConnection {
         /// What libmosquitto logged as an error meanwhile (OpenSSL's reason a certificate was refused).
         public var detail: String? = nil
 
+        /// libmosquitto itself could not be loaded: then no call was made.
+        public var missingLibrary: MissingLibrary? = nil
+
         public init(call: String, code: Int32, detail: String? = nil) {
             self.call = call
             self.code = code
             self.detail = detail
         }
 
+        init(_ missing: MissingLibrary) {
+            self.init(call: "dlopen", code: MOSQ_ERR_NOT_SUPPORTED.rawValue)
+            missingLibrary = missing
+        }
+
         public var description: String {
-            "\(call): \(String(cString: mosquitto_strerror(code)))" + (detail.map { " (\($0))" } ?? "")
+            if let missingLibrary { return "MQTT needs libmosquitto: \(missingLibrary)" }
+            return "\(call): \(String(cString: mosquitto_strerror(code)))" + (detail.map { " (\($0))" } ?? "")
         }
     }
 
-    /// libmosquitto's global state, made once.
-    private static let libraryReady: Bool = mosquitto_lib_init() == MOSQ_ERR_SUCCESS.rawValue
+    /// libmosquitto, mapped on first use (``OnDemandLibrary``: with it
+    /// OpenSSL, 1.8 MB a kiosk without a broker does without), and its
+    /// global state, made once.
+    private static let library = Result { () throws(MissingLibrary) in
+        try OnDemandLibrary.mosquitto.open()
+        _ = mosquitto_lib_init()
+    }
 
     private let handle: OpaquePointer
     private var events: [Event] = []
@@ -98,7 +113,7 @@ public final class MQTTConnection {
     /// with the same id takes the first one's place), MQTT 3.1.1, a clean
     /// session each time.
     public init(clientID: String, will: Will?, username: String? = nil, password: String? = nil, tls: TLS? = nil) throws(Failure) {
-        _ = Self.libraryReady
+        do throws(MissingLibrary) { try Self.library.get() } catch { throw Failure(error) }
         guard let handle = mosquitto_new(clientID, true, nil) else { throw Failure(call: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue) }
         self.handle = handle
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())

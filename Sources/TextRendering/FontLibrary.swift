@@ -1,5 +1,6 @@
 import CFontconfig
 import CRaqm
+import SystemCalls
 
 /// The fonts text is drawn with: the family asked for, as fontconfig matches
 /// it, then every other installed font in fontconfig's order of preference,
@@ -34,6 +35,10 @@ public final class FontLibrary {
     /// Matches `family` among the installed fonts.
     /// - Throws: ``TextError/noFonts`` when there are none at all.
     public init(family: String) throws(TextError) {
+        // fontconfig, FreeType and libraqm are mapped on first use (OnDemandLibrary).
+        for library in [OnDemandLibrary.fontconfig, .freeType, .raqm] {
+            do throws(MissingLibrary) { try library.open() } catch { throw .libraryMissing(error) }
+        }
         guard FcInit() != 0 else { throw .fontconfig("its configuration could not be loaded") }
         var library: FT_Library?
         let status = FT_Init_FreeType(&library)

@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// Why text could not be drawn. The description is the log line an operator reads.
 public enum TextError: Error, Equatable, Sendable, CustomStringConvertible {
     /// fontconfig found no font file at all: nothing can be drawn.
@@ -6,6 +8,8 @@ public enum TextError: Error, Equatable, Sendable, CustomStringConvertible {
     case freeType(call: String, code: Int32)
     /// fontconfig could not be started (its configuration is broken).
     case fontconfig(String)
+    /// A library text needs, loaded on first use, is not installed.
+    case libraryMissing(MissingLibrary)
 
     public var description: String {
         switch self {
@@ -15,6 +19,8 @@ public enum TextError: Error, Equatable, Sendable, CustomStringConvertible {
             return "FreeType's \(call) failed (error \(code))"
         case .fontconfig(let why):
             return "fontconfig: \(why)"
+        case .libraryMissing(let missing):
+            return "text is not drawn: \(missing)"
         }
     }
 }

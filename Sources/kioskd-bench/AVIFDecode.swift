@@ -3,6 +3,7 @@ import CAVIF
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// `avif_decode_ratio_vs_bare`: kioskd's whole pipeline for a 4K AVIF
 /// (3840x2160, 10-bit 4:2:0, as a phone or a browser saves one) into the
@@ -33,6 +34,7 @@ struct AVIFDecode: ParsableCommand {
     }
 
     private static func bareDecode(_ bytes: [UInt8]) throws {
+        try OnDemandLibrary.avif.open()
         guard let decoder = avifDecoderCreate(), let image = avifImageCreateEmpty() else { throw ValidationError("libavif cannot allocate") }
         defer { avifImageDestroy(image); avifDecoderDestroy(decoder) }
         decoder.pointee.maxThreads = 2

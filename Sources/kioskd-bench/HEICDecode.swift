@@ -3,6 +3,7 @@ import CHEIF
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// `heic_decode_ratio_vs_libheif`: kioskd's whole pipeline for a 12 Mpx
 /// HEIC (4032x3024, as an iPhone takes it) into the 1344x1080 slot
@@ -33,6 +34,7 @@ struct HEICDecode: ParsableCommand {
 
     /// libheif alone: the file read, its primary image decoded to 8-bit interleaved RGB.
     private static func bareDecode(_ bytes: [UInt8]) throws {
+        try OnDemandLibrary.heif.open()
         guard let context = heif_context_alloc() else { throw ValidationError("libheif cannot allocate a context") }
         defer { heif_context_free(context) }
         var handle: OpaquePointer?, image: OpaquePointer?

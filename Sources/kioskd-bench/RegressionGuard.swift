@@ -17,8 +17,10 @@ import Glibc
 ///
 /// Ratios only, never absolute times: both sides of each are timed in the
 /// same run, so a slow or busy machine slows them alike. A ratio past its
-/// limit is measured once more and fails only if it is past it again: one
-/// unlucky moment on a shared machine is noise, a regression fails twice.
+/// limit is measured up to twice more and fails only if it is past it every
+/// time: an unlucky moment on a shared machine is noise (the rotated
+/// composition was past 1.88 twice in a row on a busy machine, then 1.39
+/// with the same build a minute later), a regression fails three times.
 /// It runs on the debug build `scripts/test` makes: the pixel loops
 /// (KioskRendering, ImageCodecs) are compiled optimised there too, and the
 /// libraries are the same, so the ratios match the release build's.
@@ -70,10 +72,11 @@ struct RegressionGuard: ParsableCommand {
             let limit = figure.target * Self.tolerance
             var value = try figure.measure()
             var note = ""
-            if value > limit {
-                let first = value
+            var earlier: [Double] = []
+            while value > limit, earlier.count < 2 {
+                earlier.append(value)
                 value = try figure.measure()
-                note = " (measured again: the first was \(format(first)))"
+                note = " (measured again: before, \(earlier.map(format).joined(separator: " and ")))"
             }
             let verdict = value > limit ? "FAIL" : "ok"
             print("guard \(figure.name) \(format(value)) x, target <= \(format(figure.target)), fails above \(format(limit)): \(verdict)\(note)")
@@ -81,7 +84,7 @@ struct RegressionGuard: ParsableCommand {
             if value > limit { failed.append(figure.name) }
         }
         if !failed.isEmpty {
-            print("kioskd-bench guard: more than 25% worse than the target, twice: \(failed.joined(separator: ", "))")
+            print("kioskd-bench guard: more than 25% worse than the target, three times: \(failed.joined(separator: ", "))")
             throw ExitCode(1)
         }
     }

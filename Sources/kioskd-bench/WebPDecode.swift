@@ -3,6 +3,7 @@ import CWebP
 import ImageCodecs
 import KioskCore
 import KioskRendering
+import SystemCalls
 
 /// `webp_decode_ratio_vs_libwebp`: kioskd's whole pipeline for a 12 Mpx
 /// lossy WebP into the 1344x1080 slot (sniff, EXIF, libwebp's scaled
@@ -29,6 +30,7 @@ struct WebPDecode: ParsableCommand {
         let path = try benchPhoto(size, in: folder, as: "webp", by: "cwebp", ["-quiet", "-q", "85"])
         let bytes = try readWholeFile(path, limit: 1 << 28)
         let loader = PictureLoader(background: .black)
+        try OnDemandLibrary.webP.open()
         return try pipelineAgainstBare(rounds: rounds, pipeline: { _ = try loader.load(bytes: bytes, path: path, fittedTo: slot) }, bare: {
             var width: Int32 = 0, height: Int32 = 0
             let rgba = bytes.withUnsafeBufferPointer { WebPDecodeRGBA($0.baseAddress, $0.count, &width, &height) }

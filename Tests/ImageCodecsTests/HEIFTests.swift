@@ -14,6 +14,7 @@ import Testing
 func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8], to path: String) throws {
     struct Failure: Error, CustomStringConvertible { let description: String }
     func check(_ error: heif_error) throws { if error.code != heif_error_Ok { throw Failure(description: String(cString: error.message)) } }
+    try OnDemandLibrary.heif.open()
     guard let context = heif_context_alloc() else { throw Failure(description: "no context") }
     defer { heif_context_free(context) }
     var encoder: OpaquePointer?

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import Testing
 
 /// Package.swift says what each target uses: a module imported but not
@@ -59,6 +60,26 @@ import Testing
     /// libFoundation.so there.
     @Test(arguments: ["kioskctl", "kioskd"])
     func theProgramsLinkNoFoundation(program: String) throws {
+        let needed = try neededLibraries(program)
+        try #require(needed.contains("libswiftCore.so"), "not a dynamically linked Swift program: \(needed)")
+        let foundation = needed.filter { $0.hasPrefix("libFoundation") && !$0.hasPrefix("libFoundationEssentials") }
+        #expect(foundation.isEmpty, "\(program) links \(foundation): a module it uses imports Foundation (use Glibc, or FoundationEssentials)")
+        #expect(!needed.contains { $0.hasPrefix("libicu") || $0.hasPrefix("lib_FoundationICU") }, "\(program) links ICU: \(needed)")
+    }
+
+    /// The libraries loaded on first use (``OnDemandLibrary``) are linked by
+    /// no program: a library linked is mapped at start, and a pkg-config
+    /// package named in Package.swift for one of them would link it again.
+    @Test(arguments: ["kioskctl", "kioskd"])
+    func theProgramsLinkNoLibraryLoadedOnDemand(program: String) throws {
+        let needed = try neededLibraries(program)
+        try #require(needed.contains("libc.so.6"), "\(needed)")
+        let linked = Set(needed).intersection(OnDemandLibrary.allCases.map(\.soname))
+        #expect(linked.isEmpty, "\(program) links \(linked.sorted())")
+    }
+
+    /// The shared libraries the built `program` names (its NEEDED entries).
+    private func neededLibraries(_ program: String) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["readelf", "--dynamic", try builtExecutable(program)]
@@ -68,12 +89,8 @@ import Testing
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "readelf failed: \(output)")
-        let needed = output.split(separator: "\n").compactMap { line in
+        return output.split(separator: "\n").compactMap { line in
             line.contains("(NEEDED)") ? line.split(separator: "[").last.map { String($0.dropLast()) } : nil
         }
-        try #require(needed.contains("libswiftCore.so"), "not a dynamically linked Swift program: \(needed)")
-        let foundation = needed.filter { $0.hasPrefix("libFoundation") && !$0.hasPrefix("libFoundationEssentials") }
-        #expect(foundation.isEmpty, "\(program) links \(foundation): a module it uses imports Foundation (use Glibc, or FoundationEssentials)")
-        #expect(!needed.contains { $0.hasPrefix("libicu") || $0.hasPrefix("lib_FoundationICU") }, "\(program) links ICU: \(needed)")
     }
 }

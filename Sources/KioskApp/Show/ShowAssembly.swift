@@ -32,12 +32,12 @@ struct ShowAssembly {
         self.settings = settings
         self.panel = panel
         playlist = Playlist(entries: listing.entries, sorted: true)
+        let readsTitle = settings.text.caption?.fields.contains(.title) == true
         recipe = PictureRecipe(
-            loader: PictureLoader(
-                background: settings.layout.background, exifRotate: settings.exifRotate,
-                readsTitle: settings.text.caption?.fields.contains(.title) == true),
+            loader: PictureLoader(background: settings.layout.background, exifRotate: settings.exifRotate, readsTitle: readsTitle),
             slot: layout.geometry.slotSize, pairSpacing: settings.layout.portraitPairs ? layout.geometry.spacing : nil)
-        notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : [])
+        let titlesMissing = readsTitle ? PhotoTitle.librariesMissing.map { "caption {title}: some titles cannot be read: \($0)" } : []
+        notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : []) + titlesMissing
     }
 
     /// The playlist with an empty cache of the layout's budget.

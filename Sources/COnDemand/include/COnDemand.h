@@ -1,0 +1,39 @@
+// The libraries kioskd loads on first use, not at start: a show of JPEGs
+// never maps libheif, libavif, libmosquitto (with OpenSSL), the text stack
+// (libraqm, FreeType, fontconfig, with HarfBuzz, FriBidi and GLib), Exempi,
+// libiptcdata, libwebp, giflib, libspng (with zlib) or libyuv, which
+// together cost about 8 MB of resident memory.
+//
+// Each function kioskd calls in them is a jump through a pointer
+// (on_demand.c); opening the library fills its pointers by dlsym. The
+// Swift module that wraps a library opens it before its first call
+// (SystemCalls' OnDemandLibrary); a call before that stops the daemon
+// with the function's name, as a missing symbol at start would have.
+#pragma once
+#include <stddef.h>
+
+enum on_demand_library {
+    on_demand_heif,
+    on_demand_avif,
+    on_demand_mosquitto,
+    on_demand_raqm,
+    on_demand_freetype,
+    on_demand_fontconfig,
+    on_demand_exempi,
+    on_demand_iptcdata,
+    on_demand_webp,
+    on_demand_webpdemux,
+    on_demand_gif,
+    on_demand_spng,
+    on_demand_yuv,
+    on_demand_library_count
+};
+
+// The soname dlopen asks for: the one the headers kioskd was compiled
+// against belong to (libavif.so.15 on Debian 12, .16 on Debian 13).
+const char *on_demand_soname(enum on_demand_library library);
+
+// Opens the library and fills its functions' pointers, once; safe from any
+// thread. 0 when it is open; otherwise -1, with dlopen's or dlsym's words
+// in `error` (at most `size` bytes, with the terminating zero).
+int on_demand_open(enum on_demand_library library, char *error, size_t size);
