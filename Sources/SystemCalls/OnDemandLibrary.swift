@@ -7,9 +7,10 @@ import COnDemand
 ///
 /// The Swift module that wraps the library calls ``open()`` before its
 /// first call into it: each format's codec as it reads a picture, MQTT's
-/// connection, the font library, and a photo's XMP and IPTC titles. Because nothing links against these
-/// libraries, the Debian package lists them by hand (scripts/make-deb asks
-/// dpkg which package holds each soname below).
+/// connection, the font library, and a photo's XMP and IPTC titles.
+/// Because nothing links against these libraries, the Debian package lists
+/// them by hand (scripts/make-deb asks dpkg which package holds each
+/// soname below).
 public enum OnDemandLibrary: CaseIterable, Sendable {
     case heif, avif, mosquitto, raqm, freeType, fontconfig, exempi, iptcData, webP, webPDemux, gif, spng, yuv
 
@@ -28,12 +29,16 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
     }
 
     /// Maps the library and fills its functions, the first time; every
-    /// call after returns at once. Throws when it cannot be loaded, naming
-    /// the package to install.
+    /// call after returns at once (the codecs call it for each picture), with
+    /// the error's room on the stack. Throws when it cannot be loaded,
+    /// naming the package to install.
     public func open() throws(MissingLibrary) {
-        var words = [CChar](repeating: 0, count: 512)
-        guard on_demand_open(cLibrary, &words, words.count) != 0 else { return }
-        throw MissingLibrary(library: self, reason: String(decoding: words.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        let library = cLibrary
+        let reason: String? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { words in
+            guard on_demand_open(library, words.baseAddress, words.count) != 0 else { return nil }
+            return String(decoding: words.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        if let reason { throw MissingLibrary(library: self, reason: reason) }
     }
 
     private var cLibrary: on_demand_library {

@@ -8,7 +8,8 @@
 // (on_demand.c); opening the library fills its pointers by dlsym. The
 // Swift module that wraps a library opens it before its first call
 // (SystemCalls' OnDemandLibrary); a call before that stops the daemon
-// with the function's name, as a missing symbol at start would have.
+// with a message saying so (the jump cannot tell which function was called:
+// the backtrace names it).
 #pragma once
 #include <stddef.h>
 
