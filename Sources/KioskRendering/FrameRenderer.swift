@@ -49,3 +49,49 @@ public struct FrameRenderer: Sendable {
             picture: picture)
     }
 }
+
+/// One frame's makings: the cells on screen with the picture and caption
+/// each shows, the overlays and the brightness. Gathering them costs a few
+/// shared references (pictures are copy-on-write, never copied here);
+/// composing a whole frame into fresh memory costs milliseconds (8 ms and
+/// 8 MB of page faults at 1080p). So a screenshot or the MQTT picture is
+/// gathered on the display loop and composed on the encoder's thread: the
+/// loop never composes a frame that is not for the screen.
+public struct FrameRecipe: Sendable {
+    public let renderer: FrameRenderer
+    public let cells: [StripCell]
+    public let brightness: Int
+    public let overlays: [PlacedOverlay]
+    private let pictures: [StripCell.Content: RasterImage]
+    private let captions: [StripCell.Content: OverlayLayer]
+
+    /// Asks `picture` and `caption` for each of `cells` now: the closures may read state that is only the caller's.
+    public init(
+        renderer: FrameRenderer, cells: [StripCell], brightness: Int = 100, overlays: [PlacedOverlay] = [],
+        caption: (StripCell.Content) -> OverlayLayer?, picture: (StripCell.Content) -> RasterImage?
+    ) {
+        self.renderer = renderer
+        self.cells = cells
+        self.brightness = brightness
+        self.overlays = overlays
+        var pictures: [StripCell.Content: RasterImage] = [:], captions: [StripCell.Content: OverlayLayer] = [:]
+        for content in Set(cells.map(\.content)) {
+            pictures[content] = picture(content)
+            captions[content] = caption(content)
+        }
+        self.pictures = pictures
+        self.captions = captions
+    }
+
+    /// The frame, composed into ordinary memory of the panel's size.
+    public func composed() -> RasterImage {
+        var frame = RasterImage(size: renderer.panel, filledWith: renderer.compositor.background)
+        frame.withSurface { surface in
+            var fresh = BufferContents()
+            renderer.draw(
+                into: surface, cells: cells, brightness: brightness, overlays: overlays, caption: { captions[$0] }, contents: &fresh
+            ) { pictures[$0] }
+        }
+        return frame
+    }
+}

@@ -78,7 +78,7 @@ public struct RasterImage: Sendable, Equatable {
 /// use ``row(_:)``, and only to write (`update(from:)`, `update(repeating:)`,
 /// stores). `SurfaceWriteOnlyTests` checks that no frame depends on what the
 /// buffer held before. A screenshot is composed again in ordinary memory
-/// (the running show's `frameNow()`), never read back.
+/// (``FrameRecipe``), never read back.
 public struct PixelSurface {
     let base: UnsafeMutableRawPointer
     public let size: PixelSize

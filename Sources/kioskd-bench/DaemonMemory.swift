@@ -111,13 +111,8 @@ struct DaemonMemory: ParsableCommand {
 
     /// The `kB` fields of /proc/PID/status.
     private func procStatus(_ pid: pid_t) -> [String: Int] {
-        let fd = open("/proc/\(pid)/status", O_RDONLY)
-        guard fd >= 0 else { return [:] }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 1 << 16)
-        let n = read(fd, &bytes, bytes.count)
         var fields: [String: Int] = [:]
-        for line in String(decoding: bytes.prefix(max(0, n)), as: UTF8.self).split(separator: "\n") {
+        for line in procFile("/proc/\(pid)/status").split(separator: "\n") {
             let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
             if parts.count == 3, parts[2] == "kB", let value = Int(parts[1]) { fields[String(parts[0])] = value }
         }

@@ -149,7 +149,8 @@ struct Slides: ParsableCommand {
         let run = try SlideRun(
             folder: folder, count: count, screen: screen, socket: socket, workerPriority: workerPriority, realTime: realTime, mqttPort: mqttPort, text: text)
         let stats = run.statistics
-        print("slides_run \(stats.slides) slides, \(stats.framesShown) frames at \(screen) in \(format(run.seconds)) s")
+        print("slides_run \(stats.slides) slides, \(stats.framesShown) frames at \(screen) in \(format(run.seconds)) s"
+            + (run.stolenSeconds.map { "; the host took \(format($0 * 1000)) ms of this machine's CPUs meanwhile (steal)" } ?? ""))
         if stats.changesAnimated > 0 { print("changes_animated \(stats.changesAnimated) animations of pictures arriving on screen") }
         print("dropped_frames\(suffix) \(stats.refreshesMissed) frames")
         let times = stats.composeTime, copy = run.copySeconds
@@ -169,6 +170,11 @@ struct SlideRun {
     /// Seconds one `memcpy` of a frame takes (the median of 30).
     let copySeconds: Double
     let seconds: Double
+    /// CPU time the hypervisor gave to others while the show ran, over all
+    /// this machine's CPUs (`steal` in /proc/stat); nil where not counted.
+    /// A frame missed under load on a virtual machine is often this: the
+    /// display loop's vCPU was not running, with no work of its own late.
+    let stolenSeconds: Double?
 
     init(folder: String, count: Int, screen: PixelSize, socket: String? = nil,
          workerPriority: WorkerPriority = .batch, realTime: Bool = true, mqttPort: Int? = nil, text: Bool = false) throws {
@@ -187,14 +193,23 @@ struct SlideRun {
             settings.mqtt.name = "load"
         }
         settings.display.headlessSize = screen
-        let start = ContinuousClock.now
+        let start = ContinuousClock.now, stealAtStart = Self.cpuSteal()
         var job = DisplayJob(settings: settings, index: 0, log: { _ in })
         job.tuning.workerPriority = workerPriority
         job.tuning.realTimeDisplayLoop = realTime
         statistics = try job.run { $0.slides >= count && $0.atRest }
         seconds = (ContinuousClock.now - start) / .seconds(1)
+        stolenSeconds = stealAtStart.flatMap { before in Self.cpuSteal().map { $0 - before } }
         copies += (0..<15).map { _ in frameCopy.timed() }
         copySeconds = median(copies) / 1000   // milliseconds to seconds, as the histogram's
+    }
+
+    /// Seconds of CPU stolen so far, all CPUs together: the eighth figure of /proc/stat's `cpu` line, in clock ticks.
+    static func cpuSteal() -> Double? {
+        guard let line = procFile("/proc/stat").split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        let figures = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard figures.count >= 8 else { return nil }
+        return figures[7] / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// The headless screen's refresh period: 60 Hz.
@@ -241,12 +256,7 @@ struct Rest: ParsableCommand {
 /// User plus system CPU time of a process, in clock ticks (/proc/PID/stat
 /// fields 14 and 15, counted after the parenthesised command name).
 func cpuTicks(of pid: pid_t) -> Int {
-    let fd = open("/proc/\(pid)/stat", O_RDONLY)
-    guard fd >= 0 else { return 0 }
-    defer { close(fd) }
-    var bytes = [UInt8](repeating: 0, count: 4096)
-    let n = read(fd, &bytes, bytes.count)
-    let text = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
+    let text = procFile("/proc/\(pid)/stat")
     guard let close = text.lastIndex(of: ")") else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")
     // fields[0] is field 3 (state): utime is field 14, stime 15.
@@ -605,17 +615,22 @@ func generatePhotos(count: Int, in folder: String) throws -> String {
     return dir
 }
 
+/// A file of /proc as text (its first 64 KiB; "" when it cannot be read):
+/// one read, since /proc's files say they are empty to `fstat`.
+func procFile(_ path: String) -> String {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return "" }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 1 << 16)
+    let n = read(fd, &bytes, bytes.count)
+    return String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
+}
+
 /// A memory figure of this process from /proc/self/status, in KiB: `VmHWM`
 /// (the peak resident set of this program, not counting whatever the
 /// process was before exec) or `VmRSS` (now).
 func residentKiB(_ field: String) -> Int {
-    let fd = open("/proc/self/status", O_RDONLY)
-    guard fd >= 0 else { return 0 }
-    defer { close(fd) }
-    var bytes = [UInt8](repeating: 0, count: 1 << 16)
-    let n = read(fd, &bytes, bytes.count)
-    let text = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
-    let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+    let line = procFile("/proc/self/status").split(separator: "\n").first { $0.hasPrefix(field + ":") }
     let fields = line?.split(whereSeparator: { $0 == " " || $0 == "\t" }) ?? []
     return fields.count > 1 ? Int(fields[1]) ?? 0 : 0
 }

@@ -135,7 +135,7 @@ import Testing
         #expect(keeper.brightness == 60 && keeper.lux == nil)
         keeper.ambientLight(lux: 20, curve: .standard)
         #expect(keeper.brightness == 22 && keeper.lux == 20 && run.show.softwareBrightness == 22)
-        #expect(run.events.contains(.lightMeasured(lux: 20)))
+        #expect(run.readings.contains(.lightMeasured(lux: 20)))
         keeper.use({ var power = PowerSettings(); power.brightness = Brightness(percent: 15); return power }())
         #expect(keeper.brightness == 15 && run.show.softwareBrightness == 15)
         withExtendedLifetime(pictures) {}

@@ -191,7 +191,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
             wallClock: { [unowned run] in 1_795_680_000 + Int64(run.now) }, utcOffset: { _ in 0 })
         var presenceEnds: Double?
         keeper.rearmPresenceEnd = { presenceEnds = $0 }
-        func said() -> [Bool] { run.events.compactMap { if case .someoneThere(let there) = $0 { there } else { nil } } }
+        func said() -> [Bool] { run.readings.compactMap { if case .someoneThere(let there) = $0 { there } else { nil } } }
         keeper.check()
         #expect(!keeper.someoneThere && said().isEmpty)
         run.run(until: 10)

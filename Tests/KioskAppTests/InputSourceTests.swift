@@ -18,6 +18,8 @@ final class LiveInputShow {
     let loop: ShowLoop
     private let worker: DecodeWorker
     private(set) var events: [ShowEvent] = []
+    private(set) var readings: [SensorReading] = []
+    private var subscriptions: [ShowSubscription] = []
     private(set) var log: [String] = []
     static let panel = PixelSize(width: 320, height: 180)
 
@@ -33,7 +35,9 @@ final class LiveInputShow {
         worker = try DecodeWorker(recipe: assembly.recipe)
         controller = ShowController(show: assembly.makeShow(on: screen, decoder: worker, startAt: 0, now: MonotonicClock.now()))
         loop = try ShowLoop(controller: controller, decoder: worker)
-        controller.subscribe { [unowned self] in events.append($0) }
+        subscriptions = [
+            controller.subscribe { [unowned self] in events.append($0) }, controller.listen { [unowned self] in readings.append($0) },
+        ]
         try loop.add(InputSource(
             settings: settings.input, keyMap: KeyMap(), rotation: settings.display.rotation, devices: devices,
             log: { [unowned self] in log.append($0.text) }))
@@ -318,7 +322,7 @@ struct PipedFinger {
         let pir = try PipedInputDevice(name: "pir", capabilities: capabilities)
         let show = try LiveInputShow([pir])
         #expect(show.log.contains("input: pipe:pir (pir): presence"), "\(show.log)")
-        func sensed() -> [Bool] { show.events.compactMap { if case .presenceSensed(let held) = $0 { held } else { nil } } }
+        func sensed() -> [Bool] { show.readings.compactMap { if case .presenceSensed(let held) = $0 { held } else { nil } } }
         try pir.writer.send(InputCode.key, 143, 1)
         try pir.writer.report()
         try show.run { _ in sensed() == [true] }
@@ -332,7 +336,7 @@ struct PipedFinger {
         pir.writer.unplug()
         try show.run { _ in sensed() == [true, false, true, false] }
         #expect(show.controller.show.schedule.lastPresence == nil, "a sensor is no touch: the slides are not held")
-        #expect(!show.events.contains(.presence))
+        #expect(!show.readings.contains(.presence))
     }
 
     /// Nonsense as fast as the pipe takes it, from another thread (up to 13

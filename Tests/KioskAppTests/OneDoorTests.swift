@@ -1,5 +1,7 @@
 import Foundation
+import KioskCore
 import Testing
+@testable import KioskApp
 
 /// The show's one door (``ShowController``): sources perform commands,
 /// subscribe to events and read a ``ShowSnapshot``; only the show's own
@@ -23,5 +25,38 @@ import Testing
         }
         #expect(checked > 100)
         #expect(reaches.isEmpty, "files outside Sources/KioskApp/Show reach into the show:\n\(reaches.joined(separator: "\n"))")
+    }
+
+    /// A subscription lasts as long as its token: ended, or released, its
+    /// handler hears nothing more; one ended by a handler mid-event is not
+    /// called with that event. Events and sensor readings go to their own listeners.
+    @Test func aSubscriptionEndsWithItsToken() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder, interval: 3600))
+        var heard: [String] = []
+        var second: ShowSubscription?
+        let first = run.controller.subscribe { event in
+            heard.append("first \(event)")
+            second?.end()
+        }
+        second = run.controller.subscribe { event in heard.append("second \(event)") }
+        var third: ShowSubscription? = run.controller.subscribe { event in heard.append("third \(event)") }
+        let readings = run.controller.listen { reading in heard.append("reading \(reading)") }
+        run.controller.publish(.paused)
+        #expect(heard == ["first paused", "third paused"], "the second was ended by the first before its turn")
+        heard = []
+        third = nil
+        run.controller.report(.someoneThere(true))
+        run.controller.publish(.resumed)
+        #expect(heard == ["reading someoneThere(true)", "first resumed"])
+        withExtendedLifetime(third) {}
+        first.end()
+        readings.end()
+        heard = []
+        run.controller.publish(.paused)
+        run.controller.report(.presence)
+        #expect(heard.isEmpty)
+        #expect(run.events.contains(.paused) && run.readings == [.someoneThere(true), .presence], "the harness's own subscriptions go on")
+        withExtendedLifetime(folder) {}
     }
 }

@@ -82,7 +82,8 @@ final class PipeCommands: ShowSource {
         defer { worker.stop() }
         let controller = ShowController(show: assembly.makeShow(on: screen, decoder: worker, startAt: 0, now: MonotonicClock.now()))
         var events: [ShowEvent] = []
-        controller.subscribe { events.append($0) }
+        let subscription = controller.subscribe { events.append($0) }
+        defer { subscription.end() }
         let loop = try ShowLoop(controller: controller, decoder: worker)
         let commands = PipeCommands()
         try loop.add(commands)

@@ -93,6 +93,9 @@ final class SimulatedShow {
     private(set) var frames: [(shownAt: Double, pixels: RasterImage)] = []
     /// Every event the show emitted, in order.
     private(set) var events: [ShowEvent] = []
+    /// Every sensor reading reported, in order.
+    private(set) var readings: [SensorReading] = []
+    private var subscriptions: [ShowSubscription] = []
     /// The operator's log for those events, `--verbose`.
     var log: [String] { events.compactMap { $0.logLine(verbose: true)?.text } }
 
@@ -103,7 +106,9 @@ final class SimulatedShow {
         decoder = InlineDecoder(assembly.recipe)
         controller = ShowController(
             show: assembly.makeShow(on: screen, decoder: decoder, startAt: index, now: 0), clock: { [unowned self] in now })
-        controller.subscribe { [unowned self] in events.append($0) }
+        subscriptions = [
+            controller.subscribe { [unowned self] in events.append($0) }, controller.listen { [unowned self] in readings.append($0) },
+        ]
         controller.show.drawClock = { [unowned self] in now }
         controller.show.texts.wallClock = { [unowned self] in wallStart + now }
     }

@@ -107,7 +107,8 @@ public struct DisplayJob {
             return try loop.run(until: stop)
         }
         let statistics = show.controller.statistics
-        show.controller.publish(.stopped(reason: reason, statistics: statistics))
+        // The sources are still held (`sources`): their subscriptions hear the last event.
+        withExtendedLifetime(sources) { show.controller.publish(.stopped(reason: reason, statistics: statistics)) }
         if show.controller.failed { throw .failed(reason ?? "a failure") }
         return statistics
     }
@@ -166,6 +167,8 @@ public struct DisplayJob {
         let texts: TextWorker
         let controller: ShowController
         let control: ControlListener?
+        /// The log's: for the show's whole life.
+        let logging: ShowSubscription
     }
 
     private func makeShow(on display: OpenedDisplay) throws(DisplayJobError) -> MadeShow {
@@ -205,11 +208,11 @@ public struct DisplayJob {
             show: assembly.makeShow(on: display.screen, decoder: worker, texts: texts, startAt: start, now: MonotonicClock.now()))
         let verbose = self.verbose, log = self.log
         let farewell = display.keeper.output == nil ? "bye" : "restoring the console"
-        controller.subscribe { event in
+        let logging = controller.subscribe { event in
             guard let line = event.logLine(verbose: verbose) else { return }
             if case .stopped = event { log(LogLine(line.text + "; " + farewell, priority: line.priority)) } else { log(line) }
         }
-        return MadeShow(watcher: watcher, worker: worker, texts: texts, controller: controller, control: control)
+        return MadeShow(watcher: watcher, worker: worker, texts: texts, controller: controller, control: control, logging: logging)
     }
 
     // MARK: The sources

@@ -303,30 +303,37 @@ final class RunningShow {
 
     /// Composes the strip at `position` as it is at `shownAt` (a change's
     /// animation, the zoom, the animations' frames) into `surface`.
-    private func render(into surface: PixelSurface, contents: inout BufferContents, position: Double, shownAt: Double, brightness: Int = 100) {
-        let renderer = layout.renderer
-        zoom.makeFrame(at: shownAt, fitted: { strip.decoded.picture($0) }, window: layout.geometry.slotSize, background: renderer.compositor.background)
-        defer { zoom.frameComposed() }
-        let overlays = texts.overlays()
-        if let change = strip.change {
-            renderer.draw(
-                into: surface, cells: change.motion.cells(at: position, time: shownAt), brightness: brightness, overlays: overlays,
-                caption: { if case .item(let unit) = $0 { texts.caption(for: strip.decoded.key(unit)) } else { nil } }, contents: &contents
-            ) { content in
-                switch content {
-                case .item(let item): strip.shownPicture(item, zoomed: zoom.frame)
-                case .ghost(let ghost): change.ghosts[ghost]
-                }
-            }
-        } else {
-            renderer.draw(
-                into: surface, position: position, playlist: strip.decoded.index, brightness: brightness, overlays: overlays,
-                caption: { texts.caption(for: strip.decoded.key($0)) },
-                contents: &contents
-            ) {
-                strip.shownPicture($0, zoomed: zoom.frame)
-            }
+    private func render(into surface: PixelSurface, contents: inout BufferContents, position: Double, shownAt: Double, brightness: Int) {
+        composing(at: shownAt) {
+            layout.renderer.draw(
+                into: surface, cells: cells(at: position, shownAt: shownAt), brightness: brightness, overlays: texts.overlays(),
+                caption: caption(of:), contents: &contents, picture: picture(of:))
         }
+    }
+
+    /// Runs `body` with the zoom's picture for `shownAt` made, and forgets it after.
+    private func composing<Result>(at shownAt: Double, _ body: () -> Result) -> Result {
+        zoom.makeFrame(
+            at: shownAt, fitted: { strip.decoded.picture($0) }, window: layout.geometry.slotSize, background: layout.renderer.compositor.background)
+        defer { zoom.frameComposed() }
+        return body()
+    }
+
+    /// The cells on screen at `position`: a change's, as it is at `shownAt`, else the still strip's.
+    private func cells(at position: Double, shownAt: Double) -> [StripCell] {
+        strip.change?.motion.cells(at: position, time: shownAt) ?? layout.renderer.compositor.geometry.cells(at: position, playlist: strip.decoded.index)
+    }
+
+    /// What a cell shows: an item's picture (zoomed, or an animation's frame), or a ghost leaving.
+    private func picture(of content: StripCell.Content) -> RasterImage? {
+        switch content {
+        case .item(let item): strip.shownPicture(item, zoomed: zoom.frame)
+        case .ghost(let ghost): strip.change?.ghosts[ghost]
+        }
+    }
+
+    private func caption(of content: StripCell.Content) -> OverlayLayer? {
+        if case .item(let unit) = content { texts.caption(for: strip.decoded.key(unit)) } else { nil }
     }
 
     // MARK: Text
@@ -360,18 +367,18 @@ final class RunningShow {
         }
     }
 
-    /// The frame last drawn, composed again in ordinary memory (`screenshot`):
-    /// a display's buffer may be mapped write-combined, where reading a
-    /// frame back takes far longer than composing it, so it is never read.
-    /// Nil before the first frame, and while the panel shows nothing.
-    func frameNow() -> RasterImage? {
+    /// The makings of the frame last drawn, to be composed again in
+    /// ordinary memory off the loop (`screenshot`, the MQTT picture): a
+    /// display's buffer may be mapped write-combined, where reading a frame
+    /// back takes far longer than composing it, so it is never read. Nil
+    /// before the first frame, and while the panel shows nothing.
+    func frameRecipe() -> FrameRecipe? {
         guard !pacer.unseen, let position = pacer.drawnPosition, let shownAt = pacer.drawnFor else { return nil }
-        var frame = RasterImage(size: layout.renderer.panel, filledWith: layout.renderer.compositor.background)
-        frame.withSurface { surface in
-            var fresh = BufferContents()
-            render(into: surface, contents: &fresh, position: position, shownAt: shownAt)
+        return composing(at: shownAt) {
+            FrameRecipe(
+                renderer: layout.renderer, cells: cells(at: position, shownAt: shownAt), overlays: texts.overlays(), caption: caption(of:),
+                picture: picture(of:))
         }
-        return frame
     }
 
     /// The statistics, with whether the strip is still at `now`.

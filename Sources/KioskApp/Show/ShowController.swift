@@ -6,16 +6,18 @@ import SystemCalls
 /// touch and keys, the folder watch, the display's power) hand it
 /// ``ShowCommand``s; every ``ShowEvent`` the show emits goes out to each
 /// subscriber (the log, systemd's notifications, the socket's `watch`
-/// clients, the resume file); and what they may ask of the show they read
-/// from a ``ShowSnapshot``. No source touches the ``RunningShow`` itself,
-/// so none needs to know about the others.
+/// clients, the resume file), and every ``SensorReading`` a source reports
+/// to each listener (the display's power, the MQTT state); and what they
+/// may ask of the show they read from a ``ShowSnapshot``. No source touches
+/// the ``RunningShow`` itself, so none needs to know about the others.
 final class ShowController {
     /// The show itself: for the show's own collaborators (its loop, the
     /// reload) and tests; sources read ``snapshot`` instead.
     let show: RunningShow
     /// The time source: the monotonic clock, or a test's simulated one.
     let clock: () -> Double
-    private var subscribers: [(ShowEvent) -> Void] = []
+    private let subscribers = Subscribers<ShowEvent>()
+    private let listeners = Subscribers<SensorReading>()
     /// Set by ``stop(reason:)``: the run loop ends after this wake-up.
     private(set) var stopRequested = false
     /// Why it stopped: a signal's name, or nil when asked by the program.
@@ -27,12 +29,17 @@ final class ShowController {
         show.emit = { [unowned self] event in publish(event) }
     }
 
-    /// Calls `handler` with every event from now on, in the order they happen.
-    func subscribe(_ handler: @escaping (ShowEvent) -> Void) { subscribers.append(handler) }
+    /// Calls `handler` with every event from now on, in the order they
+    /// happen, until the subscription returned ends or is released.
+    func subscribe(_ handler: @escaping (ShowEvent) -> Void) -> ShowSubscription { subscribers.add(handler) }
 
-    func publish(_ event: ShowEvent) {
-        for subscriber in subscribers { subscriber(event) }
-    }
+    func publish(_ event: ShowEvent) { subscribers.send(event) }
+
+    /// Calls `handler` with every sensor reading from now on, until the subscription returned ends or is released.
+    func listen(_ handler: @escaping (SensorReading) -> Void) -> ShowSubscription { listeners.add(handler) }
+
+    /// A source senses something about the room (``SensorReading``).
+    func report(_ reading: SensorReading) { listeners.send(reading) }
 
     /// Commands performed so far: what a reader caching the show's state checks.
     private(set) var commandsPerformed = 0
@@ -46,7 +53,7 @@ final class ShowController {
         let now = clock()
         show.command(command, at: min(startedAt ?? now, now), sensedAt: sensedAt)
         switch command {
-        case .personPresent, .touch(.caught), .zoom: publish(.presence)
+        case .personPresent, .touch(.caught), .zoom: report(.presence)
         default: break
         }
     }
@@ -67,7 +74,7 @@ final class ShowController {
     /// A motion sensor or proximity switch changed: someone is there while
     /// `held`. Only the display hears it: it does not hold the slides.
     func sensed(presenceHeld held: Bool) {
-        publish(.presenceSensed(held: held))
+        report(.presenceSensed(held: held))
     }
 
     /// The picture folder changed.
@@ -157,9 +164,52 @@ final class ShowController {
     /// The show as it is now: what any source may ask of it.
     var snapshot: ShowSnapshot { show.snapshot(at: clock()) }
 
-    /// The frame on screen composed again in ordinary memory (`screenshot`),
-    /// with the playlist item in the centre; nil while nothing is shown.
-    func frameNow() -> (frame: RasterImage, centredItem: Int?)? {
-        show.frameNow().map { ($0, show.centredItem) }
+    /// The makings of the frame on screen, to compose again off the loop
+    /// (`screenshot`, the MQTT picture), with the playlist item in the
+    /// centre; nil while nothing is shown.
+    func frameOnScreen() -> (recipe: FrameRecipe, centredItem: Int?)? {
+        show.frameRecipe().map { ($0, show.centredItem) }
+    }
+}
+
+/// One subscription to a ``ShowController``'s events or readings: it ends
+/// when ``end()`` is called or when the subscription is released, so a
+/// source that keeps its subscription may capture itself `unowned`.
+final class ShowSubscription {
+    private var ending: (() -> Void)?
+
+    fileprivate init(ending: @escaping () -> Void) { self.ending = ending }
+
+    /// The handler is not called again (not even for the message being sent now, if it has not been reached).
+    func end() {
+        ending?()
+        ending = nil
+    }
+
+    deinit { end() }
+}
+
+/// Handlers called in the order they subscribed; one that ends while a
+/// message is being sent is not called with it.
+private final class Subscribers<Message> {
+    private final class Entry {
+        let handler: (Message) -> Void
+        var active = true
+        init(_ handler: @escaping (Message) -> Void) { self.handler = handler }
+    }
+
+    private var entries: [Entry] = []
+
+    func add(_ handler: @escaping (Message) -> Void) -> ShowSubscription {
+        let entry = Entry(handler)
+        entries.append(entry)
+        return ShowSubscription { [weak self, weak entry] in
+            entry?.active = false
+            self?.entries.removeAll { $0 === entry }
+        }
+    }
+
+    func send(_ message: Message) {
+        for entry in entries where entry.active { entry.handler(message) }
     }
 }

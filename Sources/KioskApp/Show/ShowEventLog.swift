@@ -47,7 +47,7 @@ extension ShowEvent {
             case .disconnected: return .warning("display: \(why); the show keeps its time and comes back when a screen does")
             case .elsewhere: return nil
             }
-        case .screenChanged, .seatChanged, .presence, .presenceSensed, .someoneThere, .lightMeasured, .messageChanged:
+        case .screenChanged, .seatChanged, .messageChanged:
             return nil   // the show's own wiring; what they cause is logged where it happens
         case .stopped(let reason, let stats):
             var line = "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "

@@ -17,6 +17,7 @@ final class ShowLoop {
     private var registrations: [Registration] = []
     private var screenRegistration: Registration?
     private var sources: [ShowSource] = []
+    private var screenChanges: ShowSubscription?
 
     /// `texts`: the worker the show's text is drawn on, if not in line.
     init(controller: ShowController, decoder: DecodeWorker, texts: TextWorker? = nil) throws(SystemCallError) {
@@ -35,7 +36,7 @@ final class ShowLoop {
             showDeadline.arm(at: show.nextWakeUp(at: clock()))
         }
         try watchScreen()
-        controller.subscribe { [weak self, unowned controller] event in
+        screenChanges = controller.subscribe { [weak self, unowned controller] event in
             guard case .screenChanged = event, let self else { return }
             // Without its flip events the show would wait for a flip forever: a failure here ends the loop.
             do { try watchScreen() } catch { controller.stop(reason: "the new display cannot be watched: \(error)") }

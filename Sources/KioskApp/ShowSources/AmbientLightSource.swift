@@ -16,6 +16,7 @@ final class AmbientLightSource: ShowSource {
     private let keeper: PowerKeeper
     private let curve: () -> LightCurve
     private var registration: Registration?
+    private var events: ShowSubscription?
 
     init(sensor: LightSensor, keeper: PowerKeeper, curve: @escaping () -> LightCurve) throws(SystemCallError) {
         reader = try LightReader(sensor, period: Self.period)
@@ -29,7 +30,7 @@ final class AmbientLightSource: ShowSource {
             for lux in reader.takeReadings() { keeper.ambientLight(lux: lux, curve: curve()) }
         }
         reader.sampling = !controller.snapshot.asleep
-        controller.subscribe { event in
+        events = controller.subscribe { event in
             switch event {
             case .panelChanged(let panel, _): reader.sampling = panel == .active
             case .stopped: reader.stop()

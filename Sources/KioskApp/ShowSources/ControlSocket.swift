@@ -99,7 +99,7 @@ final class ControlClients {
         acceptRetry = loop.deadline(named: "control socket accept") { [unowned self] _ in
             if let listening { try? loop.setInterest(.readable, for: listening) }
         }
-        controller.subscribe { [unowned self] event in
+        events = controller.subscribe { [unowned self] event in
             guard let line = event.watchLine else { return }
             eventsToSend.append(line)
             if !answering { sendEvents() }
@@ -109,6 +109,7 @@ final class ControlClients {
     /// Events wait here while a client's request is being answered (a
     /// `pause` emits one): its session is busy, and the reply goes first.
     private var eventsToSend: [JSONObject] = []
+    private var events: ShowSubscription?
     private var answering = false
 
     private func sendEvents() {
@@ -250,9 +251,9 @@ final class ControlClients {
         let failure: String?
         if busy >= Self.maximumScreenshots {
             failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
-        } else if let shown = controller.frameNow() {
+        } else if let shown = controller.frameOnScreen() {
             client.screenshotIndex = shown.centredItem
-            encoder.encode(shown.frame, for: client.id)
+            encoder.encode(shown.recipe, for: client.id)
             failure = nil
         } else {
             failure = "screenshot: no frame has reached the screen yet; try again in a moment"

@@ -76,11 +76,11 @@ final class PowerKeeper: DisplayPowerControl {
         self.log = log
         self.wallClock = wallClock
         self.utcOffset = utcOffset
-        controller.subscribe { [unowned self] event in
-            switch event {
+        readings = controller.listen { [unowned self] reading in
+            switch reading {
             case .presence: presence()
             case .presenceSensed(let held): presence(held: held)
-            default: break
+            case .someoneThere, .lightMeasured: break  // its own
             }
         }
     }
@@ -106,10 +106,11 @@ final class PowerKeeper: DisplayPowerControl {
         if ambient?.take(lux: lux) != nil { setBrightness(brightness(at: wallClock())) }
         if luxSaid.map({ abs(lux - $0) >= max(1, $0 / 10) }) ?? true {
             luxSaid = lux
-            controller.publish(.lightMeasured(lux: lux))
+            controller.report(.lightMeasured(lux: lux))
         }
     }
     private var luxSaid: Double?
+    private var readings: ShowSubscription?
 
     var dimmerName: String { dimmer.name }
 
@@ -155,7 +156,7 @@ final class PowerKeeper: DisplayPowerControl {
         rearmPresenceEnd(there && !sensorHeld ? lastSeen.map { $0 + Self.presenceWindow } : nil)
         guard there != someoneThere else { return }
         someoneThere = there
-        controller.publish(.someoneThere(there))
+        controller.report(.someoneThere(there))
     }
 
     private func armIdle() {

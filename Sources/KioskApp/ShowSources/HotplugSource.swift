@@ -24,6 +24,7 @@ final class HotplugSource: ShowSource {
     private let settings: () -> KioskSettings
     private let log: (LogLine) -> Void
     private var registration: Registration?
+    private var seatChanges: ShowSubscription?
     /// Probes that failed in a row (an unreadable card): logged once.
     private var failing = false
 
@@ -42,8 +43,8 @@ final class HotplugSource: ShowSource {
                 cardChanged(controller)
             }
         }
-        controller.subscribe { [weak self, unowned controller] event in
-            if case .seatChanged(active: true) = event { self?.cardChanged(controller) }
+        seatChanges = controller.subscribe { [unowned self, unowned controller] event in
+            if case .seatChanged(active: true) = event { cardChanged(controller) }
         }
     }
 

@@ -63,6 +63,7 @@ final class InputDeviceSet {
     private var devices: [String: DeviceInput] = [:]
     private var watch: DeviceFolderWatch?
     private var watchRegistration: Registration?
+    private var events: ShowSubscription?
     private var throttle = LogThrottle()
     /// Opens devices: the seat, or `open` itself.
     private let opener: any DeviceOpener
@@ -81,10 +82,10 @@ final class InputDeviceSet {
         self.log = log
         self.loop = loop
         self.controller = controller
-        controller.subscribe { [weak self] event in
+        events = controller.subscribe { [unowned self] event in
             switch event {
-            case .screenChanged: self?.screenChanged()
-            case .seatChanged(let active): self?.seatChanged(active: active)
+            case .screenChanged: screenChanged()
+            case .seatChanged(let active): seatChanged(active: active)
             default: break
             }
         }

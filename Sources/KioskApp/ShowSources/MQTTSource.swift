@@ -61,6 +61,8 @@ final class MQTTSource: ShowSource {
     /// The first group's beat, while the kiosk is in a group.
     private var beat: GroupBeatFollower?
     private var loop: EventLoop?
+    private var events: ShowSubscription?
+    private var readings: ShowSubscription?
 
     deinit { encoder?.stop() }
 
@@ -92,8 +94,14 @@ final class MQTTSource: ShowSource {
         self.link = link
         statePublish = loop.deadline(named: "mqtt state") { [unowned self] now in publishStateIfDue(at: now) }
         picturePublish = loop.deadline(named: "mqtt picture") { [unowned self] now in publishPictureIfDue(at: now) }
-        // Held by the controller: `.stopped` comes after the loop has ended.
-        controller.subscribe { [self] event in showEvent(event) }
+        // `.stopped` comes after the loop has ended: the job holds its sources until then.
+        events = controller.subscribe { [unowned self] event in showEvent(event) }
+        readings = controller.listen { [unowned self] reading in
+            switch reading {
+            case .someoneThere, .lightMeasured: stateChanged()
+            case .presence, .presenceSensed: break  // nothing in the state changes until someoneThere says so
+            }
+        }
         useSettings()
     }
 
@@ -243,8 +251,6 @@ final class MQTTSource: ShowSource {
             beat?.stop()
             link?.stop()
             return
-        case .presence, .presenceSensed:
-            return  // nothing in the state changes
         case .settingsApplied:
             useSettings()
         case .pictureCentred, .ready, .screenChanged, .panelChanged:
@@ -306,11 +312,11 @@ final class MQTTSource: ShowSource {
             return armPicturePublish()
         }
         guard !show.strip.moving, show.strip.allOnScreen, show.centred.item == nil || show.centred.info != nil,
-              let shown = controller.frameNow() else {
+              let shown = controller.frameOnScreen() else {
             picturePublish?.arm(at: now + 0.2)
             return
         }
-        pictureEncoder()?.encode(shown.frame, as: Self.pictureFormat, for: 0)
+        pictureEncoder()?.encode(shown.recipe, as: Self.pictureFormat, for: 0)
         picturePacing.published(at: now)
         armPicturePublish()
     }

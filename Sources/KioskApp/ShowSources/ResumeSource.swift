@@ -12,6 +12,7 @@ final class ResumeSource: ShowSource {
     private var pacing: SavePacing
     private let log: (LogLine) -> Void
     private var deadline: Deadline?
+    private var events: ShowSubscription?
     private var broken = false
 
     init(file: ResumeFile, log: @escaping (LogLine) -> Void) {
@@ -25,8 +26,8 @@ final class ResumeSource: ShowSource {
         let clock = controller.clock
         let deadline = loop.deadline(named: "resume file") { [unowned self] now in writeIfDue(at: now) }
         self.deadline = deadline
-        // Held by the controller: the show's last event (stopped) comes after the loop and its sources are gone.
-        controller.subscribe { [self, unowned controller] event in
+        // The show's last event (stopped) comes after the loop has ended: the job holds its sources until then.
+        events = controller.subscribe { [unowned self, unowned controller] event in
             switch event {
             case .ready(_, _, let file?), .pictureCentred(_, let file, _, _):
                 pacing.centred(file)

@@ -18,8 +18,8 @@ final class ServiceSource: ShowSource {
     }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
-        // Held by the controller: `.stopped` is published after the loop and its sources are gone.
-        controller.subscribe { [self] event in
+        // `.stopped` is published after the loop has ended: the job holds its sources until then.
+        events = controller.subscribe { [unowned self] event in
             if let message = notifications.message(for: event) { send(message) }
         }
         guard notifications.watchdogInterval != nil else { return }
@@ -29,6 +29,7 @@ final class ServiceSource: ShowSource {
     }
 
     private weak var controller: ShowController?
+    private var events: ShowSubscription?
     private var watchdog: Deadline?
 
     private func pingIfDue(at now: Double) {

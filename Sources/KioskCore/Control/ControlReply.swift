@@ -170,7 +170,7 @@ extension ShowEvent {
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
         case .messageChanged(let text): return ["event": "message", "message": text.map(JSONValue.string) ?? .null]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .screenChanged, .seatChanged, .presence, .presenceSensed, .someoneThere, .lightMeasured:
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .screenChanged, .seatChanged:
             return nil
         }
     }

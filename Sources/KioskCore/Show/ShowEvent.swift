@@ -40,7 +40,8 @@ public struct ShowStatistics: Equatable, Sendable {
 /// Something the show did that someone outside it may want to know: the
 /// operator's log, systemd (`sd_notify`), the control socket's `watch`
 /// clients and the tests all hear the same events, each rendering them its
-/// own way.
+/// own way. What the kiosk senses about the room is not the show's doing:
+/// it is a ``SensorReading``, heard apart.
 public enum ShowEvent: Equatable, Sendable {
     /// Every slot on screen has its picture for the first time: the kiosk
     /// is up. `centred` is the playlist item in the centre and `file` its
@@ -97,19 +98,6 @@ public enum ShowEvent: Equatable, Sendable {
     /// came back: the input gives its devices back and opens them again,
     /// the display is probed again.
     case seatChanged(active: Bool)
-    /// Someone is at the kiosk: a touch, a key, a remote, a pinch (the
-    /// display's power hears it: `idle_off`, `wake_on_presence`).
-    case presence
-    /// A motion sensor or a proximity switch (`presence_keys`) changed:
-    /// someone is there while `held`, until they say nobody. Each change is
-    /// a moment of presence too. Heard by the display's power, not the show.
-    case presenceSensed(held: Bool)
-    /// Whether someone is at the kiosk changed (`status`'s `presence`): a
-    /// sensor holds, or a touch, key or remote came within the last minute.
-    case someoneThere(Bool)
-    /// The ambient light sensor's reading moved by a tenth or more
-    /// (`status`'s `lux`: the MQTT state, Home Assistant's lux sensor).
-    case lightMeasured(lux: Double)
     /// The show stopped: why (a signal's name, or nil when it was asked to)
     /// and what it had done.
     case stopped(reason: String?, statistics: ShowStatistics)
