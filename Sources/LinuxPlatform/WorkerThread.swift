@@ -9,73 +9,67 @@ import SystemCalls
 /// newest of a kind is worth doing (the clock's latest minute, a caption's
 /// latest text). The work function runs on the thread alone, so whatever
 /// it owns (FreeType faces) never meets another thread.
-public final class WorkerThread<Key: Hashable & Sendable, Job: Sendable, Result: Sendable>: @unchecked Sendable {
+public final class WorkerThread<Key: Hashable & Sendable, Job: Sendable, Result: Sendable>: Sendable {
     private struct State {
         var queue: [(key: Key, job: Job)] = []
         var finished: [Result] = []
         var stopping = false
     }
 
-    private let state = Mutex(State())
-    private let wake: EventCounter
-    private let ready: EventCounter
+    private let mailbox: WorkerMailbox<State>
 
     /// Readable when results are waiting: call ``takeFinished()``.
-    public var readyFD: Int32 { ready.descriptor.rawValue }
+    public var readyFD: Int32 { mailbox.readyFD }
 
     /// Starts the thread; `makeWork` runs on it first, and returns what does each job.
     public init(makeWork: @escaping @Sendable () -> (Job) -> Result) throws(SystemCallError) {
-        wake = try EventCounter(nonBlocking: false)
-        ready = try EventCounter(nonBlocking: true)
-        try startDetachedThread { [self] in run(makeWork()) }
+        mailbox = try WorkerMailbox(State())
+        try mailbox.start { [self] in run(makeWork()) }
     }
 
     /// Queues `job`, in place of a waiting job with the same key.
     public func submit(_ job: Job, key: Key) {
-        state.withLock { state in
+        mailbox.tell { state in
             if let waiting = state.queue.firstIndex(where: { $0.key == key }) {
                 state.queue[waiting].job = job
             } else {
                 state.queue.append((key, job))
             }
         }
-        wake.signal()
     }
 
     /// Drops waiting jobs `keep` says no to.
     public func cancel(where drop: (Key) -> Bool) {
-        state.withLock { state in state.queue.removeAll { drop($0.key) } }
+        mailbox.withShared { state in state.queue.removeAll { drop($0.key) } }
     }
 
     /// The results finished since the last call; never waits.
     public func takeFinished() -> [Result] {
-        _ = ready.take()
-        return state.withLock { state in
+        mailbox.take { state in
             defer { state.finished = [] }
             return state.finished
         }
     }
 
     /// Ends the thread after the job in progress.
-    public func stop() {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-    }
+    public func stop() { mailbox.tell { $0.stopping = true } }
 
     private func run(_ work: (Job) -> Result) {
         while true {
-            let next: Job?? = state.withLock { state in
+            let next: Job?? = mailbox.withShared { state in
                 if state.stopping { return .some(nil) }
                 guard !state.queue.isEmpty else { return nil }
                 return .some(state.queue.removeFirst().job)
             }
             switch next {
             case .some(nil): return
-            case nil: _ = wake.take()
+            case nil: mailbox.sleep()
             case .some(.some(let job)):
                 let result = work(job)
-                state.withLock { $0.finished.append(result) }
-                ready.signal()
+                mailbox.post { state in
+                    state.finished.append(result)
+                    return true
+                }
             }
         }
     }

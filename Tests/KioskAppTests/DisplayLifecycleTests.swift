@@ -190,7 +190,7 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
             schedule: nil, controller: run.controller, tv: nil, log: { _ in },
             wallClock: { [unowned run] in 1_795_680_000 + Int64(run.now) }, utcOffset: { _ in 0 })
         var presenceEnds: Double?
-        keeper.rearmPresenceEnd = { presenceEnds = $0 }
+        keeper.presence.rearmEnd = { presenceEnds = $0 }
         func said() -> [Bool] { run.readings.compactMap { if case .someoneThere(let there) = $0 { there } else { nil } } }
         keeper.check()
         #expect(!keeper.someoneThere && said().isEmpty)
@@ -198,11 +198,11 @@ private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: I
         run.command(.personPresent)
         #expect(keeper.someoneThere && said() == [true] && presenceEnds == 70)
         run.run(until: 70)
-        keeper.updateSomeoneThere()  // the deadline's moment
+        keeper.presence.update()  // the deadline's moment
         #expect(!keeper.someoneThere && said() == [true, false] && presenceEnds == nil)
         run.controller.sensed(presenceHeld: true)
         run.run(until: 500)
-        keeper.updateSomeoneThere()
+        keeper.presence.update()
         #expect(keeper.someoneThere && said() == [true, false, true] && presenceEnds == nil, "held: no minute runs out")
         run.controller.sensed(presenceHeld: false)
         #expect(keeper.someoneThere && presenceEnds == 560, "a minute from the sensor's last word")

@@ -79,6 +79,47 @@ import Testing
         #expect(sched_getscheduler(0) != SCHED_BATCH)
     }
 
+    /// A worker's mailbox: the loop's word wakes the sleeping thread; the
+    /// loop's descriptor is readable only once the thread posts a result,
+    /// not for a post that says nothing waits, and quiet again once taken;
+    /// the thread runs at the priority asked.
+    @Test func aMailboxWakesTheThreadAndTellsTheLoopOnlyOfResults() throws {
+        struct Shared {
+            var asked: [Int] = []
+            var answers: [Int] = []
+            var stopping = false
+            var policy: Int32 = -1
+        }
+        let mailbox = try WorkerMailbox(Shared())
+        try mailbox.start(priority: .batch) {
+            mailbox.withShared { $0.policy = sched_getscheduler(0) }
+            while true {
+                let (asked, stopping) = mailbox.withShared { shared in
+                    defer { shared.asked = [] }
+                    return (shared.asked, shared.stopping)
+                }
+                if stopping { return }
+                if asked.isEmpty {
+                    mailbox.sleep()
+                    continue
+                }
+                // An odd number has no answer: the post says so, and the loop is not woken.
+                mailbox.post { shared in
+                    shared.answers += asked.filter { $0 % 2 == 0 }.map { $0 * 10 }
+                    return asked.contains { $0 % 2 == 0 }
+                }
+            }
+        }
+        defer { mailbox.tell { $0.stopping = true } }
+        mailbox.tell { $0.asked = [3] }
+        #expect(!isReadable(mailbox.readyFD, within: 300))
+        mailbox.tell { $0.asked = [4] }
+        #expect(isReadable(mailbox.readyFD, within: 30_000))
+        #expect(mailbox.take { shared in defer { shared.answers = [] }; return shared.answers } == [40])
+        #expect(!isReadable(mailbox.readyFD))
+        #expect(mailbox.withShared { $0.policy } == SCHED_BATCH)
+    }
+
     /// An interrupted call is run again, unless the caller asked to hear of it;
     /// any other failure comes back as its named errno, or as the call's error.
     @Test func interruptedCallsAreRetriedInOnePlace() throws {

@@ -65,9 +65,7 @@ final class FolderWatcher: @unchecked Sendable {
     private let inotify: FileDescriptor
     /// `/proc/self/mountinfo`, or -1 where it cannot be opened.
     private let mounts: Int32
-    private let wake: EventCounter
-    private let ready: EventCounter
-    private let shared = Mutex(Shared())
+    private let mailbox: WorkerMailbox<Shared>
 
     private struct Shared {
         var news: [FolderNews] = []
@@ -100,7 +98,7 @@ final class FolderWatcher: @unchecked Sendable {
     var firstNotes: [String] { first?.notes ?? [] }
 
     /// Poll this for readability: news is waiting (``take()``).
-    var readyFD: Int32 { ready.descriptor.rawValue }
+    var readyFD: Int32 { mailbox.readyFD }
 
     /// Lists `root` and starts watching it. Throws when it exists but is not
     /// a folder that can be read, the error an operator must fix.
@@ -113,8 +111,7 @@ final class FolderWatcher: @unchecked Sendable {
         inotify = FileDescriptor(owning: try retryingInterrupts("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
         // The mount table: poll reports POLLPRI when anything is mounted or unmounted.
         mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-        wake = try EventCounter(nonBlocking: true)
-        ready = try EventCounter(nonBlocking: true)
+        mailbox = try WorkerMailbox(Shared(), threadPolls: true)
         mountsSeen = relevantMounts()
         if let listing = try Self.firstWalk(self) {
             first = FolderListing(entries: listing.entries, notes: listing.notes)
@@ -122,7 +119,7 @@ final class FolderWatcher: @unchecked Sendable {
             waitAbove()
         }
         if watchLimited { nextRescan = MonotonicClock.now() + settings.rescanInterval }
-        try startDetachedThread { [self] in work() }
+        try mailbox.start { [self] in work() }
     }
 
     private static func firstWalk(_ watcher: FolderWatcher) throws(SystemCallError) -> (entries: [PlaylistEntry], notes: [String])? {
@@ -136,29 +133,22 @@ final class FolderWatcher: @unchecked Sendable {
     deinit { if mounts >= 0 { close(mounts) } }
 
     /// Asks the thread to end; it does within a poll.
-    func stop() {
-        shared.withLock { $0.stopping = true }
-        wake.signal()
-    }
+    func stop() { mailbox.tell { $0.stopping = true } }
 
     /// Lists the folder again, as a rescan does (tests; an operator's
     /// `kioskctl reload` with a new folder goes through a new watcher).
-    func rescan() {
-        shared.withLock { $0.rescanAsked = true }
-        wake.signal()
-    }
+    func rescan() { mailbox.tell { $0.rescanAsked = true } }
 
     /// The news since the last call. Never waits.
     func take() -> [FolderNews] {
-        ready.take()
-        return shared.withLock { shared in
+        mailbox.take { shared in
             defer { shared.news = [] }
             return shared.news
         }
     }
 
     /// Waits up to `milliseconds` for news (tests; never the run loop).
-    func waitForNews(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
+    func waitForNews(milliseconds: Int32) -> Bool { mailbox.waitForResults(milliseconds: milliseconds) }
 
     // MARK: The thread
 
@@ -166,7 +156,7 @@ final class FolderWatcher: @unchecked Sendable {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: MemoryLayout<inotify_event>.alignment)
         defer { buffer.deallocate() }
         while true {
-            let (stopping, rescanAsked) = shared.withLock { shared in
+            let (stopping, rescanAsked) = mailbox.withShared { shared in
                 defer { shared.rescanAsked = false }
                 return (shared.stopping, shared.rescanAsked)
             }
@@ -174,11 +164,11 @@ final class FolderWatcher: @unchecked Sendable {
             if rescanAsked { relist() }
             var descriptors = [
                 pollfd(fd: inotify.rawValue, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: mailbox.wakeFD, events: Int16(POLLIN), revents: 0),
             ]
             if mounts >= 0 { descriptors.append(pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)) }
             _ = poll(&descriptors, nfds_t(descriptors.count), timeout(at: MonotonicClock.now()))
-            wake.take()
+            mailbox.acknowledgeWake()
             let now = MonotonicClock.now()
             if descriptors[0].revents != 0 { readEvents(into: buffer, at: now) }
             if descriptors.count > 2, descriptors[2].revents != 0 { mountsChanged() }
@@ -200,8 +190,10 @@ final class FolderWatcher: @unchecked Sendable {
     }
 
     private func send(_ news: FolderNews) {
-        shared.withLock { $0.news.append(news) }
-        ready.signal()
+        mailbox.post { shared in
+            shared.news.append(news)
+            return true
+        }
     }
 
     private func readEvents(into buffer: UnsafeMutableRawPointer, at now: Double) {

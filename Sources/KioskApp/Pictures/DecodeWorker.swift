@@ -218,12 +218,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         var stopping = false
     }
 
-    private let state: Mutex<State>
-    private let wake: EventCounter
-    private let ready: EventCounter
+    private let mailbox: WorkerMailbox<State>
 
     /// Poll this for readability: finished pictures are waiting.
-    var readyFD: Int32 { ready.descriptor.rawValue }
+    var readyFD: Int32 { mailbox.readyFD }
 
     convenience init(recipe: PictureRecipe, priority: WorkerPriority = .normal) throws(SystemCallError) {
         try self.init(recipe: recipe, priority: priority) { recipe.outcome(of: $0) }
@@ -232,35 +230,26 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     /// `priority`: how its thread yields the core to the display loop
     /// (a refusal is not fatal: it decodes at ordinary priority).
     init(recipe: PictureRecipe? = nil, priority: WorkerPriority = .normal, decode: @escaping Decode) throws(SystemCallError) {
-        state = Mutex(State(decode: decode, recipe: recipe))
-        wake = try EventCounter(nonBlocking: false)
-        ready = try EventCounter(nonBlocking: true)
+        mailbox = try WorkerMailbox(State(decode: decode, recipe: recipe))
         // The thread holds its own reference until it ends.
-        try startDetachedThread { [self] in
-            _ = setCallingThreadPriority(priority)
-            work()
-        }
+        try mailbox.start(priority: priority) { [self] in work() }
     }
 
     /// Asks the thread to end after the picture in progress, without
     /// waiting for it: a shutdown must not wait for a 50 Mpx decode on a slow
     /// board. The thread holds its own reference, so it ends cleanly, or with
     /// the process if that exits first.
-    func stop() {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-    }
+    func stop() { mailbox.tell { $0.stopping = true } }
 
     /// Replaces the list of pictures to decode, most urgent first. A picture
     /// being decoded, or decoded and not yet taken, is not decoded twice
     /// (nor a broken file refused twice).
     func request(_ keys: [PictureKey]) {
-        state.withLock { state in state.queue = keys.filter { $0 != state.inProgress && !state.finishedKeys.contains($0) } }
-        wake.signal()
+        mailbox.tell { state in state.queue = keys.filter { $0 != state.inProgress && !state.finishedKeys.contains($0) } }
     }
 
     func use(_ recipe: PictureRecipe) {
-        state.withLock { state in
+        mailbox.withShared { state in
             state.decode = { recipe.outcome(of: $0) }
             state.recipe = recipe
             state.animations = [:]
@@ -275,7 +264,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     }
 
     func forget(_ paths: Set<String>) {
-        state.withLock { state in
+        mailbox.withShared { state in
             state.finished.removeAll { $0.files.contains(where: paths.contains) }
             state.finishedKeys = state.finishedKeys.filter { !$0.files.contains(where: paths.contains) }
             if let key = state.inProgress, key.files.contains(where: paths.contains) { state.inProgressStale = true }
@@ -285,24 +274,21 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     }
 
     func measure(_ paths: [String]) {
-        state.withLock { $0.measureQueue = paths }
-        wake.signal()
+        mailbox.tell { $0.measureQueue = paths }
     }
 
     func animate(_ requests: [String: AnimationRequest]) {
-        state.withLock { $0.animations = requests }
-        wake.signal()
+        mailbox.tell { $0.animations = requests }
     }
 
     func zoom(_ region: ZoomRegion?) {
-        state.withLock { $0.zoomed = region }
-        if region != nil { wake.signal() }
+        mailbox.withShared { $0.zoomed = region }
+        if region != nil { mailbox.wakeThread() }
     }
 
     /// The outcomes finished since the last call. Never waits.
     func takeFinished() -> [DecodeOutcome] {
-        ready.take()
-        return state.withLock { state in
+        mailbox.take { state in
             defer {
                 state.finished = []
                 state.finishedKeys = []
@@ -312,7 +298,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     }
 
     /// Waits up to `milliseconds` for an outcome (tests, the benchmark; never the run loop).
-    func waitForFinished(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
+    func waitForFinished(milliseconds: Int32) -> Bool { mailbox.waitForResults(milliseconds: milliseconds) }
 
     private enum Next {
         case decode(PictureKey, Decode, generation: Int)
@@ -327,7 +313,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
         let streams = AnimationStreams()
         var streamsGeneration = 0
         while true {
-            let next: Next = state.withLock { state in
+            let next: Next = mailbox.withShared { state in
                 if state.stopping { return .stop }
                 if state.generation != streamsGeneration {
                     streams.close()
@@ -365,10 +351,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
             case .stop:
                 return
             case .sleep:
-                wake.take()
+                mailbox.sleep()
             case .decode(let key, let decode, let generation):
                 let outcome = decode(key)
-                let kept = state.withLock { state in
+                mailbox.post { state in
                     guard state.generation == generation else { return false }
                     defer { state.inProgress = nil }
                     if state.inProgressStale { return false }
@@ -376,23 +362,21 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     state.finishedKeys.insert(key)
                     return true
                 }
-                if kept { ready.signal() }
             case .region(let zoomed, let recipe, let generation):
                 let outcome = recipe.outcome(of: zoomed)
-                let kept = state.withLock { state in
+                mailbox.post { state in
                     guard state.generation == generation, !state.closeStreams.contains(zoomed.path) else { return false }
                     state.finished.append(outcome)
                     return true
                 }
-                if kept { ready.signal() }
             case .measure(let paths, let recipe, let generation):
                 // One header at a time: a picture asked for meanwhile ends the batch early.
                 var sizes: [MeasuredSize] = []
                 for path in paths {
-                    if !sizes.isEmpty, state.withLock({ !$0.queue.isEmpty || $0.stopping || $0.generation != generation }) { break }
+                    if !sizes.isEmpty, mailbox.withShared({ !$0.queue.isEmpty || $0.stopping || $0.generation != generation }) { break }
                     sizes.append(MeasuredSize(path: path, size: try? recipe.loader.uprightSize(of: path)))
                 }
-                let kept = state.withLock { state in
+                mailbox.post { state in
                     defer { state.measuring = [] }
                     guard state.generation == generation, !state.measuringStale else { return false }
                     // The rest comes after that picture, unless the show has asked for other files since.
@@ -400,20 +384,18 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                     state.finished.append(.measured(sizes))
                     return true
                 }
-                if kept { ready.signal() }
             case .animate(let requests, let recipe, let generation):
                 guard let outcome = streams.decodeNext(for: requests, with: recipe) else {
                     // Every frame wanted is decoded: sleep until asked again.
-                    let unchanged = state.withLock { $0.animations == requests && $0.queue.isEmpty && $0.measureQueue.isEmpty && !$0.stopping }
-                    if unchanged { wake.take() }
+                    let unchanged = mailbox.withShared { $0.animations == requests && $0.queue.isEmpty && $0.measureQueue.isEmpty && !$0.stopping }
+                    if unchanged { mailbox.sleep() }
                     continue
                 }
-                let kept = state.withLock { state in
+                mailbox.post { state in
                     guard state.generation == generation, !outcome.files.contains(where: state.closeStreams.contains) else { return false }
                     state.finished.append(outcome)
                     return true
                 }
-                if kept { ready.signal() }
             }
         }
     }

@@ -52,7 +52,7 @@ final class AmbientLightSource: ShowSource {
 
 /// Reads a light sensor on its own thread every `period` while sampling;
 /// while not, it blocks until told again.
-final class LightReader: @unchecked Sendable {
+final class LightReader: Sendable {
     let sensor: LightSensor
     let period: Double
     private struct State {
@@ -61,57 +61,49 @@ final class LightReader: @unchecked Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
-    private let wake: EventCounter
-    private let ready: EventCounter
+    private let mailbox: WorkerMailbox<State>
 
     /// Readable when readings wait: ``takeReadings()``.
-    var readyFD: Int32 { ready.descriptor.rawValue }
+    var readyFD: Int32 { mailbox.readyFD }
 
     init(_ sensor: LightSensor, period: Double) throws(SystemCallError) {
         self.sensor = sensor
         self.period = period
-        wake = try EventCounter(nonBlocking: false)
-        ready = try EventCounter(nonBlocking: true)
-        try startDetachedThread { [self] in work() }
+        mailbox = try WorkerMailbox(State())
+        try mailbox.start { [self] in work() }
     }
 
     /// True while the display is on: it reads; false: it waits, costing nothing.
     var sampling: Bool {
-        get { state.withLock { $0.sampling } }
-        set {
-            state.withLock { $0.sampling = newValue }
-            wake.signal()
-        }
+        get { mailbox.withShared { $0.sampling } }
+        set { mailbox.tell { $0.sampling = newValue } }
     }
 
     func takeReadings() -> [Double] {
-        ready.take()
-        return state.withLock { state in
+        mailbox.take { state in
             defer { state.readings = [] }
             return state.readings
         }
     }
 
-    func stop() {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-    }
+    func stop() { mailbox.tell { $0.stopping = true } }
 
     private func work() {
         while true {
-            let (sampling, stopping) = state.withLock { ($0.sampling, $0.stopping) }
+            let (sampling, stopping) = mailbox.withShared { ($0.sampling, $0.stopping) }
             if stopping { return }
             guard sampling else {
-                wake.take()
+                mailbox.sleep()
                 continue
             }
             if let lux = sensor.lux() {
-                state.withLock { $0.readings.append(lux) }
-                ready.signal()
+                mailbox.post { state in
+                    state.readings.append(lux)
+                    return true
+                }
             }
             // Until the next reading, or sooner if told to stop sampling.
-            if wake.wait(milliseconds: Int32(period * 1000)) { wake.take() }
+            _ = mailbox.sleep(milliseconds: Int32(period * 1000))
         }
     }
 }

@@ -35,6 +35,10 @@ extension CECAdapter: TVLink {}
 /// with it over HDMI-CEC. Works on Unix time from `wallClock` and the
 /// controller's clock, so a test runs a schedule and idleness on simulated
 /// time; ``DisplayPowerSource`` gives it the real clocks and timers.
+///
+/// Its two other concerns are parts of their own, made with it:
+/// ``PresenceKeeper`` (whether someone is there) and ``BrightnessKeeper``
+/// (the level, the room's light, the dimmer).
 final class PowerKeeper: DisplayPowerControl {
     private(set) var machine: DisplayStateMachine
     let controller: ShowController
@@ -46,22 +50,12 @@ final class PowerKeeper: DisplayPowerControl {
     var rearm: (Int64?) -> Void = { _ in }
     /// Told when idleness is next due (the controller's clock; nil: none).
     var rearmIdle: (Double?) -> Void = { _ in }
-    /// Told when a touch's presence ends, for `presence` (the controller's clock; nil: none).
-    var rearmPresenceEnd: (Double?) -> Void = { _ in }
-    /// How long a touch, key or remote counts as someone there, without a sensor holding.
-    static let presenceWindow = 60.0
-    /// The last touch, key, remote or sensor's word, and whether a sensor holds.
-    private var lastSeen: Double?
-    private var sensorHeld = false
-    private(set) var someoneThere = false
-    /// The level an ambient light sensor gives (``AmbientDimming``), once one reads.
-    private var ambient: AmbientDimming?
     /// When ``check()`` is due next for the schedule, and for `idle_off`.
     private(set) var nextCheck: Int64?
     private(set) var nextIdleCheck: Double?
-    /// Where the brightness goes, and the level it was last given (nil: none yet).
-    let dimmer: Dimmer
-    private(set) var brightnessSet: Int?
+    let presence: PresenceKeeper
+    let lighting: BrightnessKeeper
+    private var readings: ShowSubscription?
 
     init(
         schedule: DisplaySchedule?, brightness: Brightness = .full, idleOff: Double? = nil, waking: PresenceWaking = .inHours,
@@ -70,7 +64,8 @@ final class PowerKeeper: DisplayPowerControl {
     ) {
         machine = DisplayStateMachine(
             power: DisplayPower(schedule: schedule, brightness: brightness), idleOff: idleOff, waking: waking, now: controller.clock())
-        self.dimmer = dimmer
+        presence = PresenceKeeper(clock: controller.clock, report: controller.report)
+        lighting = BrightnessKeeper(dimmer: dimmer, dim: controller.dim(to:), report: controller.report, log: log)
         self.controller = controller
         self.tv = tv
         self.log = log
@@ -78,8 +73,8 @@ final class PowerKeeper: DisplayPowerControl {
         self.utcOffset = utcOffset
         readings = controller.listen { [unowned self] reading in
             switch reading {
-            case .presence: presence()
-            case .presenceSensed(let held): presence(held: held)
+            case .presence: seen()
+            case .presenceSensed(let held): seen(held: held)
             case .someoneThere, .lightMeasured: break  // its own
             }
         }
@@ -91,28 +86,19 @@ final class PowerKeeper: DisplayPowerControl {
     var brightness: Int { brightness(at: wallClock()) }
 
     private func brightness(at wall: Int64) -> Int {
-        min(machine.power.brightness.percent(at: wall, utcOffset: utcOffset), ambient?.percent ?? 100)
+        lighting.level(scheduled: machine.power.brightness.percent(at: wall, utcOffset: utcOffset))
     }
 
-    var lux: Double? { ambient?.lux }
+    var lux: Double? { lighting.lux }
 
     /// A light sensor's reading, in lux: a new level when it moves far enough (``AmbientDimming``).
     func ambientLight(lux: Double, curve: LightCurve) {
-        if ambient?.curve != curve {
-            let last = ambient?.lux
-            ambient = AmbientDimming(curve: curve)
-            if let last { _ = ambient?.take(lux: last) }
-        }
-        if ambient?.take(lux: lux) != nil { setBrightness(brightness(at: wallClock())) }
-        if luxSaid.map({ abs(lux - $0) >= max(1, $0 / 10) }) ?? true {
-            luxSaid = lux
-            controller.report(.lightMeasured(lux: lux))
-        }
+        if lighting.measured(lux: lux, curve: curve) { lighting.apply(brightness(at: wallClock())) }
     }
-    private var luxSaid: Double?
-    private var readings: ShowSubscription?
 
-    var dimmerName: String { dimmer.name }
+    var dimmerName: String { lighting.dimmer.name }
+
+    var someoneThere: Bool { presence.someoneThere }
 
     var state: DisplayState { machine.state(wall: wallClock(), now: controller.clock(), utcOffset: utcOffset) }
 
@@ -134,11 +120,9 @@ final class PowerKeeper: DisplayPowerControl {
 
     /// Someone is at the kiosk: it may wake the display, and it puts idleness
     /// back; a sensor's (`held` not nil) holds idleness off while it says so.
-    private func presence(held: Bool? = nil) {
+    private func seen(held: Bool? = nil) {
         let wall = wallClock(), now = controller.clock()
-        lastSeen = now
-        if let held { sensorHeld = held }
-        updateSomeoneThere()
+        presence.seen(held: held)
         let woke = held.map { machine.presence(held: $0, wall: wall, now: now, utcOffset: utcOffset) }
             ?? machine.presence(wall: wall, now: now, utcOffset: utcOffset)
         if woke {
@@ -146,17 +130,6 @@ final class PowerKeeper: DisplayPowerControl {
         } else {
             armIdle()
         }
-    }
-
-    /// Works out whether someone is there now; says so when that changed,
-    /// and when a touch's minute will be over.
-    func updateSomeoneThere() {
-        let now = controller.clock()
-        let there = sensorHeld || (lastSeen.map { now - $0 < Self.presenceWindow } ?? false)
-        rearmPresenceEnd(there && !sensorHeld ? lastSeen.map { $0 + Self.presenceWindow } : nil)
-        guard there != someoneThere else { return }
-        someoneThere = there
-        controller.report(.someoneThere(there))
     }
 
     private func armIdle() {
@@ -181,23 +154,11 @@ final class PowerKeeper: DisplayPowerControl {
             controller.sleep(why: reason)
             tell("standby") { tv throws(SystemCallError) in try tv.sendStandby() }
         }
-        setBrightness(brightness(at: now))
+        lighting.apply(brightness(at: now))
         let next = machine.nextChange(wall: now, now: controller.clock(), utcOffset: utcOffset)
         nextCheck = next.wall
         rearm(nextCheck)
         rearm(idle: next.monotonic)
-    }
-
-    /// Gives the dimmer a new level (only a change: a check runs often).
-    private func setBrightness(_ percent: Int) {
-        if case .backlight(let writer) = dimmer, let failure = writer.takeFailure() { log(.warning("brightness: \(failure)")) }
-        guard percent != brightnessSet else { return }
-        if brightnessSet != nil { log("brightness \(percent)% (\(dimmer.name))") }
-        brightnessSet = percent
-        switch dimmer {
-        case .software: controller.dim(to: percent)
-        case .backlight(let writer): writer.set(percent: percent)
-        }
     }
 
     /// Why the display is as it is, for the log.
@@ -255,8 +216,9 @@ final class DisplayPowerSource: ShowSource {
         }
         let idle = loop.deadline(named: "idle_off") { _ in keeper.check() }
         keeper.rearmIdle = { time in idle.arm(at: time) }
-        let presenceEnd = loop.deadline(named: "presence") { _ in keeper.updateSomeoneThere() }
-        keeper.rearmPresenceEnd = { time in presenceEnd.arm(at: time) }
+        let presence = keeper.presence
+        let presenceEnd = loop.deadline(named: "presence") { _ in presence.update() }
+        presence.rearmEnd = { time in presenceEnd.arm(at: time) }
         registrations.append(try loop.register(timer.descriptor.rawValue, name: "display power") { _ in
             switch timer.take() {
             case .fired: keeper.check()

@@ -1,0 +1,89 @@
+import Synchronization
+import SystemCalls
+
+/// The one shape of kioskd's worker threads (``WorkerThread``, the picture
+/// decoder, the light sensor's reader, the folder's watch): what a thread
+/// and the run loop share, under one lock; an eventfd that wakes the thread
+/// when the loop asks for something; and one the loop polls with its other
+/// descriptors, readable when the thread has results. Each worker writes
+/// only what is its own: its shared state and its thread's loop.
+///
+/// HEIF's tiles are not decoded through one: that is a fork and join inside
+/// one decode, on Dispatch's pool (`HEIFCodec` says why), where these are
+/// long-lived threads taking work from the run loop.
+public final class WorkerMailbox<Shared>: @unchecked Sendable {
+    private let shared: Mutex<Shared>
+    private let wake: EventCounter
+    private let ready: EventCounter
+
+    /// The run loop polls this: readable when the thread has posted results (``take(_:)``).
+    public var readyFD: Int32 { ready.descriptor.rawValue }
+
+    /// `threadPolls`: the thread waits on ``wakeFD`` with descriptors of its
+    /// own (`poll`) rather than in ``sleep()``.
+    public init(_ shared: sending Shared, threadPolls: Bool = false) throws(SystemCallError) {
+        self.shared = Mutex(shared)
+        wake = try EventCounter(nonBlocking: threadPolls)
+        ready = try EventCounter(nonBlocking: true)
+    }
+
+    /// Starts the thread, which holds its own reference to what it captures
+    /// until it ends; at `priority` if given (a refusal is not fatal: it runs
+    /// at ordinary priority).
+    public func start(priority: WorkerPriority? = nil, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
+        try startDetachedThread {
+            if let priority { _ = setCallingThreadPriority(priority) }
+            body()
+        }
+    }
+
+    // MARK: Either side
+
+    /// Reads or changes what is shared, telling no one.
+    public func withShared<Result>(_ body: (inout sending Shared) -> sending Result) -> sending Result {
+        shared.withLock(body)
+    }
+
+    // MARK: The run loop's side
+
+    /// Changes what is shared, then wakes the thread.
+    public func tell(_ change: (inout sending Shared) -> Void) {
+        shared.withLock { change(&$0) }
+        wake.signal()
+    }
+
+    /// Wakes the thread to look at what is shared.
+    public func wakeThread() { wake.signal() }
+
+    /// The results, taken by `take` under the lock; never waits.
+    public func take<Result>(_ take: (inout sending Shared) -> sending Result) -> sending Result {
+        ready.take()
+        return shared.withLock(take)
+    }
+
+    /// Waits up to `milliseconds` for results (tests, the benchmark; never the run loop).
+    public func waitForResults(milliseconds: Int32) -> Bool { ready.wait(milliseconds: milliseconds) }
+
+    // MARK: The thread's side
+
+    /// Changes what is shared; when `change` says results are waiting, the run loop is told.
+    public func post(_ change: (inout sending Shared) -> Bool) {
+        if shared.withLock({ change(&$0) }) { ready.signal() }
+    }
+
+    /// Sleeps until the loop wakes the thread.
+    public func sleep() { wake.take() }
+
+    /// Sleeps until the loop wakes the thread or `milliseconds` pass; true when woken.
+    public func sleep(milliseconds: Int32) -> Bool {
+        guard wake.wait(milliseconds: milliseconds) else { return false }
+        wake.take()
+        return true
+    }
+
+    /// For a thread that polls (`threadPolls`): readable when the loop woke it.
+    public var wakeFD: Int32 { wake.descriptor.rawValue }
+
+    /// For a thread that polls: the wake-up seen, the descriptor quiet again.
+    public func acknowledgeWake() { wake.take() }
+}
