@@ -1,5 +1,7 @@
-import Synchronization
 import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one shape of kioskd's worker threads (``WorkerThread``, the picture
 /// decoder, the light sensor's reader, the folder's watch): what a thread
@@ -11,8 +13,15 @@ import SystemCalls
 /// HEIF's tiles are not decoded through one: that is a fork and join inside
 /// one decode, on Dispatch's pool (`HEIFCodec` says why), where these are
 /// long-lived threads taking work from the run loop.
+///
+/// The lock is a pthread mutex with priority inheritance, as the
+/// standard library's `Mutex` is on Linux (a PI futex): a display loop at
+/// SCHED_FIFO waiting on it lends its priority to the decoder at `idle`
+/// holding it. `Mutex` itself is not used because Swift 6.0's checker
+/// refuses to forward a caller's closure into its `sending` signature.
 public final class WorkerMailbox<Shared>: @unchecked Sendable {
-    private let shared: Mutex<Shared>
+    private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    private var shared: Shared
     private let wake: EventCounter
     private let ready: EventCounter
 
@@ -21,10 +30,21 @@ public final class WorkerMailbox<Shared>: @unchecked Sendable {
 
     /// `threadPolls`: the thread waits on ``wakeFD`` with descriptors of its
     /// own (`poll`) rather than in ``sleep()``.
-    public init(_ shared: sending Shared, threadPolls: Bool = false) throws(SystemCallError) {
-        self.shared = Mutex(shared)
+    public init(_ shared: Shared, threadPolls: Bool = false) throws(SystemCallError) {
+        self.shared = shared
         wake = try EventCounter(nonBlocking: threadPolls)
         ready = try EventCounter(nonBlocking: true)
+        lock = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_setprotocol(&attributes, Int32(PTHREAD_PRIO_INHERIT))
+        pthread_mutex_init(lock, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
     }
 
     /// Starts the thread, which holds its own reference to what it captures
@@ -40,15 +60,17 @@ public final class WorkerMailbox<Shared>: @unchecked Sendable {
     // MARK: Either side
 
     /// Reads or changes what is shared, telling no one.
-    public func withShared<Result>(_ body: (inout sending Shared) -> sending Result) -> sending Result {
-        shared.withLock(body)
+    public func withShared<Result>(_ body: (inout Shared) -> Result) -> Result {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body(&shared)
     }
 
     // MARK: The run loop's side
 
     /// Changes what is shared, then wakes the thread.
-    public func tell(_ change: (inout sending Shared) -> Void) {
-        shared.withLock { change(&$0) }
+    public func tell(_ change: (inout Shared) -> Void) {
+        withShared(change)
         wake.signal()
     }
 
@@ -56,9 +78,9 @@ public final class WorkerMailbox<Shared>: @unchecked Sendable {
     public func wakeThread() { wake.signal() }
 
     /// The results, taken by `take` under the lock; never waits.
-    public func take<Result>(_ take: (inout sending Shared) -> sending Result) -> sending Result {
+    public func take<Result>(_ take: (inout Shared) -> Result) -> Result {
         ready.take()
-        return shared.withLock(take)
+        return withShared(take)
     }
 
     /// Waits up to `milliseconds` for results (tests, the benchmark; never the run loop).
@@ -67,8 +89,8 @@ public final class WorkerMailbox<Shared>: @unchecked Sendable {
     // MARK: The thread's side
 
     /// Changes what is shared; when `change` says results are waiting, the run loop is told.
-    public func post(_ change: (inout sending Shared) -> Bool) {
-        if shared.withLock({ change(&$0) }) { ready.signal() }
+    public func post(_ change: (inout Shared) -> Bool) {
+        if withShared(change) { ready.signal() }
     }
 
     /// Sleeps until the loop wakes the thread.
