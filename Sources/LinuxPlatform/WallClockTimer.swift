@@ -9,9 +9,34 @@ import Glibc
 /// and also when the clock is set (NTP's first sync, an operator's
 /// `date -s`), so a schedule is worked out again rather than firing at a
 /// moment that no longer means what it did.
+///
+/// A step past the armed time can also come back as a plain expiry: the
+/// kernel fires the timer for the new time before it flags the step
+/// (`clock_was_set` retriggers the hrtimers, then cancels the timerfds),
+/// and a timer read and armed again in between is never cancelled. So an
+/// expiry at a wall time the monotonic clock does not account for since
+/// arming (``wasSet(armed:now:)``) is reported as ``Expiry/clockSet`` too.
 public final class WallClockTimer {
     public let descriptor: FileDescriptor
     public private(set) var armedAt: Int64?
+    /// Both clocks when the timer was armed.
+    private var armedClocks: Clocks?
+
+    /// The wall clock and the monotonic clock read together, in seconds.
+    public struct Clocks: Sendable {
+        public var wall: Double
+        public var monotonic: Double
+        public init(wall: Double, monotonic: Double) { (self.wall, self.monotonic) = (wall, monotonic) }
+        static func now() -> Clocks { Clocks(wall: WallClockTimer.preciseNow(), monotonic: MonotonicClock.now()) }
+    }
+
+    /// True when the wall clock moved more than the monotonic clock can
+    /// account for between `armed` and `now`: by more than a second, plus
+    /// what NTP's slewing (at most 500 ppm) could have added.
+    public static func wasSet(armed: Clocks, now: Clocks) -> Bool {
+        let elapsed = now.monotonic - armed.monotonic
+        return abs((now.wall - armed.wall) - elapsed) > 1 + 0.0005 * max(elapsed, 0)
+    }
 
     public enum Expiry { case fired, clockSet, nothing }
 
@@ -47,6 +72,7 @@ public final class WallClockTimer {
             timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
         }
         armedAt = time.map { Int64($0.rounded(.down)) }
+        armedClocks = time == nil ? nil : .now()
     }
 
     /// Fires once at Unix time `time`; nil disarms.
@@ -57,6 +83,7 @@ public final class WallClockTimer {
             timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
         }
         armedAt = time
+        armedClocks = time == nil ? nil : .now()
     }
 
     /// Takes what made the descriptor readable.
@@ -64,12 +91,13 @@ public final class WallClockTimer {
         var expirations: UInt64 = 0
         switch valueOrErrno({ read(descriptor.rawValue, &expirations, MemoryLayout<UInt64>.size) }) {
         case .failure(.canceled):
-            armedAt = nil
+            (armedAt, armedClocks) = (nil, nil)
             return .clockSet
         case .success(MemoryLayout<UInt64>.size) where expirations > 0: break
         default: return .nothing
         }
-        armedAt = nil
+        defer { (armedAt, armedClocks) = (nil, nil) }
+        if let armedClocks, Self.wasSet(armed: armedClocks, now: .now()) { return .clockSet }
         return .fired
     }
 }

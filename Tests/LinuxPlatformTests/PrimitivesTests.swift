@@ -47,6 +47,26 @@ import Testing
         #expect(!isReadable(timer.descriptor.rawValue, within: 100))
     }
 
+    /// A wall-clock timer that fires on time is fired; one that fires
+    /// because the clock was set an hour on is the clock set, though the
+    /// kernel may report it as a plain expiry (a group's beat logged the
+    /// step only sometimes, in the VM). NTP's slewing over a day is not a step.
+    @Test func aWallClockTimerTellsAStepFromItsOwnTime() throws {
+        let armed = WallClockTimer.Clocks(wall: 1_700_000_000, monotonic: 5_000)
+        func at(wall: Double, monotonic: Double) -> Bool {
+            WallClockTimer.wasSet(armed: armed, now: .init(wall: wall, monotonic: monotonic))
+        }
+        #expect(!at(wall: 1_700_000_600.02, monotonic: 5_600))   // a beat, on time
+        #expect(at(wall: 1_700_003_604, monotonic: 5_004))       // date -s an hour on, 4 s later
+        #expect(at(wall: 1_699_999_990, monotonic: 5_001))       // set 11 s back
+        #expect(!at(wall: 1_700_086_400 + 40, monotonic: 5_000 + 86_400))   // 40 s slewed over a day
+        // A real timer, armed in the past: fired at once, and not a step.
+        let timer = try WallClockTimer()
+        try timer.arm(atPrecise: WallClockTimer.preciseNow() - 1)
+        #expect(isReadable(timer.descriptor.rawValue, within: 30_000))
+        #expect(timer.take() == .fired && timer.armedAt == nil)
+    }
+
     /// A signal blocked in the thread waits on the descriptor, is read as its number, and is gone once read.
     @Test func daemonSignalsArriveAsNumbersOnTheDescriptor() throws {
         // Only this test's thread blocks and receives SIGHUP: `raise` sends it to the calling thread.
