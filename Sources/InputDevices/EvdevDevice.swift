@@ -36,14 +36,7 @@ public final class EvdevDevice: InputDevice {
         self.device = device
         name = "input device"
         // Before the fd is set, so even the first reads' complaints come here.
-        libevdev_set_device_log_function(device, { _, _, data, _, _, _, format, arguments in
-            guard let data, let format, let arguments else { return }
-            let owner = Unmanaged<EvdevDevice>.fromOpaque(data).takeUnretainedValue()
-            var line = [CChar](repeating: 0, count: 512)
-            _ = vsnprintf(&line, line.count, format, arguments)
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            owner.libraryMessages?(text.hasSuffix("\n") ? String(text.dropLast()) : text)
-        }, LIBEVDEV_LOG_ERROR, Unmanaged.passUnretained(self).toOpaque())
+        kioskd_evdev_log_to_swift(device, Unmanaged.passUnretained(self).toOpaque())
         let status = libevdev_set_fd(device, fd)
         guard status == 0 else { throw SystemCallError("libevdev_set_fd", errno: -status, path: path) }
         libevdev_set_clock_id(device, CLOCK_MONOTONIC)
@@ -125,4 +118,14 @@ public final class EvdevDevice: InputDevice {
     private func has(_ type: Int32, _ code: Int32) -> Bool {
         libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1
     }
+}
+
+/// Each line libevdev logs about a device, formatted by CEvdev's handler
+/// (`kioskd_evdev_log`), `data` being the ``EvdevDevice``.
+@_cdecl("kioskd_evdev_log_line")
+func evdevLogLine(_ data: UnsafeMutableRawPointer?, _ line: UnsafePointer<CChar>) {
+    guard let data else { return }
+    let owner = Unmanaged<EvdevDevice>.fromOpaque(data).takeUnretainedValue()
+    let text = String(cString: line)
+    owner.libraryMessages?(text.hasSuffix("\n") ? String(text.dropLast()) : text)
 }

@@ -57,12 +57,7 @@ public final class Seat {
 
     private init(backendChosen timeout: Double) throws(SeatError) {
         libseat_set_log_level(LIBSEAT_LOG_LEVEL_ERROR)
-        libseat_set_log_handler { _, format, arguments in
-            guard let format, let arguments else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
-            _ = vsnprintf(&buffer, buffer.count, format, arguments)
-            seatMessages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        kioskd_seat_log_to_swift()
         seatMessages = []
         // The embedded seatd is a child process forked here: it must not
         // inherit the daemon's blocked signals, or it could never answer
@@ -159,6 +154,12 @@ public struct SeatError: Error, CustomStringConvertible {
 /// libseat's messages, collected by its log handler (a C function, which
 /// cannot capture): only touched on the thread that uses the seat.
 nonisolated(unsafe) private var seatMessages: [String] = []
+
+/// Each line libseat logs, formatted by CSeat's handler (`kioskd_seat_log`).
+@_cdecl("kioskd_seat_log_line")
+func seatLogLine(_ line: UnsafePointer<CChar>) {
+    seatMessages.append(String(cString: line))
+}
 
 /// The listener libseat keeps a pointer to for the seat's life: one for all.
 nonisolated(unsafe) private let seatListener: UnsafeMutablePointer<libseat_seat_listener> = {
