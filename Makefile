@@ -1,5 +1,5 @@
 # Shortcuts for the scripts the README names.
-.PHONY: test run demo demo-images reference bench install deb
+.PHONY: test run demo demo-images reference bench install deb check-arm64
 
 # Where `make install` puts things (scripts/install says what goes where).
 PREFIX ?= /usr/local
@@ -43,6 +43,14 @@ bench:
 install:
 	PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" DESTDIR="$(DESTDIR)" CONFIGURATION="$(CONFIGURATION)" scripts/install
 
-# The Debian package, in out/.
+# The Debian package, in out/; ARCH=arm64 makes a Raspberry Pi's (64-bit
+# Raspberry Pi OS on Debian 13) on this machine (scripts/cross-build-arm64).
+ARCH ?=
 deb:
+ifeq ($(ARCH),arm64)
+	scripts/cross-build-arm64
+else ifneq ($(ARCH),)
+	@echo "make deb: ARCH=$(ARCH) is not made here: leave it out for this machine's, or ARCH=arm64" >&2; exit 1
+else
 	CONFIGURATION="$(CONFIGURATION)" scripts/make-deb
+endif
