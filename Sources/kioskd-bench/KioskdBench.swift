@@ -369,7 +369,7 @@ func sendWhenUp(_ line: String, to path: String) {
 /// machine's own jitter under a running show's frame times.
 func composeRatio(
     screen: PixelSize, rotation: Rotation, rounds: Int, brightness: Int = 100, words: ScreenWords? = nil
-) -> (compose: Double, everyRow: Double, composeMs: Double, copyMs: Double, p99: Double) {
+) -> (compose: Double, everyRow: Double, composeMs: Double, copyMs: Double, p99: Double, fastest: Double) {
     let geometry = try! CarouselGeometry(screen: screen, settings: LayoutSettings())
     let renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: .black), rotation: rotation)
     // 3:2 photos fitted to the slot (1344x896 at 1080p), letterboxed as most are.
@@ -403,7 +403,8 @@ func composeRatio(
     }
     let copyTime = median(copy)
     let p99 = compose.sorted()[compose.count * 99 / 100]
-    return (median(compose) / copyTime, median(full) / copyTime, median(compose), copyTime, p99 / copyTime)
+    return (median(compose) / copyTime, median(full) / copyTime, median(compose), copyTime, p99 / copyTime,
+            compose.min()! / copy.min()!)
 }
 
 // MARK: - gif_frame_compose_ratio

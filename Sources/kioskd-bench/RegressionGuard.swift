@@ -21,6 +21,12 @@ import Glibc
 /// time: an unlucky moment on a shared machine is noise (the rotated
 /// composition was past 1.88 twice in a row on a busy machine, then 1.39
 /// with the same build a minute later), a regression fails three times.
+/// The compose ratios are the fastest of the rounds' frames against the
+/// fastest copy: other work's memory traffic slows both, but not alike (a
+/// Swift build on the other core made the rotated frame's column writes
+/// 2.01, 1.92 and 1.88 times a copy's in a row, by medians, against 1.39
+/// idle), and each one's fastest round is the nearest it comes to its own
+/// cost. `make bench` reports the medians.
 /// It runs on the debug build `scripts/test` makes: the pixel loops
 /// (KioskRendering, ImageCodecs) are compiled optimised there too, and the
 /// libraries are the same, so the ratios match the release build's.
@@ -49,16 +55,16 @@ struct RegressionGuard: ParsableCommand {
         let words = ScreenWords(screen: PixelSize(width: 1920, height: 1080))
         let figures = [
             Figure(name: "compose_ratio_vs_memcpy", target: 1.5) {
-                composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds).compose
+                composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds).fastest
             },
             Figure(name: "compose_ratio_vs_memcpy_4k", target: 1.3) {
-                composeRatio(screen: PixelSize(width: 3840, height: 2160), rotation: .none, rounds: rounds).compose
+                composeRatio(screen: PixelSize(width: 3840, height: 2160), rotation: .none, rounds: rounds).fastest
             },
             Figure(name: "compose_ratio_rotated", target: 1.5) {
-                composeRatio(screen: PixelSize(width: 1080, height: 1920), rotation: .quarter, rounds: rounds).compose
+                composeRatio(screen: PixelSize(width: 1080, height: 1920), rotation: .quarter, rounds: rounds).fastest
             },
             Figure(name: "compose_ratio_with_text", target: 1.6) {
-                composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds, words: words).compose
+                composeRatio(screen: PixelSize(width: 1920, height: 1080), rotation: .none, rounds: rounds, words: words).fastest
             },
             Figure(name: "decode_ratio_vs_turbojpeg", target: 1.1) { try DecodeRatio(jpegs.upright, rounds: 5).ratio },
             Figure(name: "decode_ratio_vs_turbojpeg_exif6", target: 1.1) { try DecodeRatio(jpegs.turned, rounds: 5).ratio },
