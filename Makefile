@@ -54,3 +54,8 @@ else ifneq ($(ARCH),)
 else
 	CONFIGURATION="$(CONFIGURATION)" scripts/make-deb
 endif
+
+# kioskd on arm64, from nothing to an arm64 kernel's screen: the cross build,
+# the package, the tests under qemu-user, the VM (as root; not in CI: docs/tests.md).
+check-arm64:
+	scripts/check-arm64
