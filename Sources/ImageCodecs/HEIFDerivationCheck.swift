@@ -19,10 +19,18 @@
 /// target made declared 26991x30316 and took libheif past 2 GB. Each such
 /// declared canvas is held to the pixel limit too. This reads box headers,
 /// reference lists and those sizes only; decoding stays libheif's. A
-/// derived image whose input the file does not list is refused too:
-/// libheif 1.15 asserts such an input exists, and an assertion ends the process.
+/// derived image whose input the file does not list, or lists as something
+/// other than a picture (an `Exif` item, a `mime` item, a type it does not
+/// know), is refused too: libheif 1.15 asserts such an input is among its
+/// pictures, and an assertion ends the process. The pictures are the types
+/// libheif 1.15 decodes (``pictureTypes``), whatever libheif is linked: a
+/// grid of the kinds later versions added (`jpeg`, `avc1`, `unci` tiles) is
+/// refused by name with a newer libheif too. No phone or camera writes one.
 public enum HEIFDerivationCheck {
     public static let maximumDepth = 3
+    /// The item types libheif 1.15 takes for pictures (`item_type_is_image`);
+    /// a derived image made from any other is refused.
+    static let pictureTypes: Set<String> = ["hvc1", "av01", "vvc1", "grid", "iden", "iovl"]
     /// A `meta` box larger than this is refused rather than read: phones write a few tens of kilobytes.
     static let maximumMetaBytes = 16 << 20
 
@@ -37,7 +45,7 @@ public enum HEIFDerivationCheck {
         case .found(let bytes): meta = bytes
         }
         let items = HEIFItems(meta)
-        if let cycle = derivationRefusal(meta, items: Set(items.types.keys)) { return .corrupt(cycle) }
+        if let cycle = derivationRefusal(meta, items: items.types) { return .corrupt(cycle) }
         for (item, type) in items.types.sorted(by: { $0.key < $1.key }) where type == "grid" || type == "iovl" {
             // Where kioskd cannot read the size, libheif is not asked to.
             guard let canvas = items.declaredCanvas(of: item, read: read) else { return .corrupt("its \(type) image's description cannot be read") }
@@ -48,9 +56,10 @@ public enum HEIFDerivationCheck {
     }
 
     /// Why the derived images must not be decoded (a cycle, too deep, or
-    /// made from an item the file does not list), or nil. `items`: the
-    /// items the file lists (none: the file lists none, and libheif refuses it).
-    private static func derivationRefusal(_ meta: [UInt8], items: Set<UInt32>) -> String? {
+    /// made from an item the file does not list or that is not a picture),
+    /// or nil. `items`: the items the file lists, with their types (none:
+    /// the file lists none, and libheif refuses it).
+    private static func derivationRefusal(_ meta: [UInt8], items: [UInt32: String]) -> String? {
         var inputs: [UInt32: [UInt32]] = [:]
         for box in ISOBMFF.boxes(in: meta, 4..<meta.count) where box.type == "iref" {
             // Read as libheif 1.15 reads it: entry after entry, each entry's
@@ -69,19 +78,25 @@ public enum HEIFDerivationCheck {
                 }
                 switch type {
                 case "dimg": inputs[from, default: []] += to   // a derived image and its inputs
-                case "auxl": for master in to { inputs[master, default: []].append(from) }   // an image and its alpha
+                // An image and its alpha; libheif 1.15 looks for auxiliary images among its pictures only.
+                case "auxl" where items.isEmpty || pictureTypes.contains(items[from] ?? ""):
+                    for master in to { inputs[master, default: []].append(from) }
                 default: break
                 }
             }
         }
-        // An input the file does not list: libheif 1.15 asserts it exists
-        // (decode_image_planar's `imginfo`), which ends the process. The
-        // fuzz target made such a file of 475 bytes: an `iden` image whose
-        // one input is item 12802.
+        // An input the file does not list, or not as a picture: libheif
+        // 1.15 asserts it is among its pictures (decode_image_planar's
+        // `imginfo`), which ends the process. The fuzz target made two such
+        // files: an `iden` image whose one input is item 12802 (475 bytes),
+        // and one whose input is typed `hvc0` (701 bytes, from `hvc1`).
         if !items.isEmpty {
             for (item, list) in inputs.sorted(by: { $0.key < $1.key }) {
-                if let missing = list.first(where: { !items.contains($0) }) {
-                    return "its image \(item) is made from an item it does not have (\(missing))"
+                for input in list {
+                    guard let type = items[input] else { return "its image \(item) is made from an item it does not have (\(input))" }
+                    if !pictureTypes.contains(type) {
+                        return "its image \(item) is made from item \(input), which is not a picture (\(named(type)))"
+                    }
                 }
             }
         }
@@ -115,6 +130,14 @@ public enum HEIFDerivationCheck {
             }
         }
         return nil
+    }
+
+    /// An item type for a message: in quotes when it is four printable
+    /// ASCII characters; a fuzzed file's may be any bytes.
+    static func named(_ type: String) -> String {
+        let bytes = Array(type.utf8)
+        let printable = bytes.count == 4 && bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }
+        return printable ? "\"" + type + "\"" : "a type of unprintable bytes"
     }
 
     private enum Refusal: Error {

@@ -299,6 +299,8 @@ func phoneHEIC(_ image: RasterImage, orientation: heif_orientation, exif: [UInt8
         ("second-description-with-a-grid-made-from-itself.heic", "it holds two descriptions (meta boxes)"),
         // An identity image made from item 12802, which the file does not list: libheif 1.15 asserts and aborts.
         ("identity-made-from-an-item-not-listed.heic", "its image 2 is made from an item it does not have (12802)"),
+        // One made from item 1, whose type the fuzzer turned from `hvc1` to `hvc0`: libheif 1.15 asserts it is a picture.
+        ("identity-made-from-an-item-that-is-not-a-picture.heic", "its image 2 is made from item 1, which is not a picture (\"hvc0\")"),
     ])
     func aGridMadeFromItselfIsRefusedByName(file: String, reason: String) throws {
         let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../fuzz-regressions/heif").standardized.path
