@@ -1,0 +1,91 @@
+import KioskCore
+
+/// A stretch of the strip composed once into a panel buffer longer than the
+/// screen (``PannedStrip``), and what it was composed with: the cells, the
+/// picture and caption each showed, the brightness. A later frame is shown
+/// by scanning out a window of it (``origin(of:brightness:overlays:caption:picture:)``)
+/// only when that frame would compose to exactly the window's pixels; any
+/// other frame is composed as before.
+public struct PannedBuffer: Sendable {
+    public let strip: PannedStrip
+    /// The renderer of the whole buffer: the screen's, lengthened.
+    public let renderer: FrameRenderer
+    public let cells: [StripCell]
+    public let brightness: Int
+    private let pictures: [StripCell.Content: RasterImage]
+    private let captions: [StripCell.Content: OverlayLayer]
+
+    /// Composes `strip` for `screen` (the screen's own renderer) into
+    /// `surface`, the panel's buffer of ``PannedStrip/panelSize(turnedBy:)``.
+    /// Pictures not ready are left as background, as a composed frame
+    /// leaves them: a frame that has them then is composed.
+    public init(
+        strip: PannedStrip, screen: FrameRenderer, playlist: CircularIndex, brightness: Int, into surface: PixelSurface,
+        caption: (StripCell.Content) -> OverlayLayer?, picture: (StripCell.Content) -> RasterImage?
+    ) {
+        let compositor = screen.compositor
+        renderer = FrameRenderer(
+            compositor: StripCompositor(geometry: strip.bufferGeometry, background: compositor.background, alignment: compositor.alignment),
+            rotation: screen.rotation)
+        self.strip = strip
+        var pictures: [StripCell.Content: RasterImage] = [:], captions: [StripCell.Content: OverlayLayer] = [:]
+        // Only cells with a picture are drawn: a frame showing one that was missing then is not a window of this.
+        cells = strip.cells(playlist: playlist).filter { cell in
+            guard let image = picture(cell.content) else { return false }
+            pictures[cell.content] = image
+            captions[cell.content] = caption(cell.content)
+            return true
+        }
+        self.pictures = pictures
+        self.captions = captions
+        self.brightness = brightness
+        var fresh = BufferContents()
+        renderer.draw(into: surface, cells: cells, brightness: brightness, caption: { captions[$0] }, contents: &fresh) { pictures[$0] }
+    }
+
+    /// Where in the panel's buffer the screen-sized window starts that is
+    /// exactly the frame of `frame` (its cells) drawn with these pictures,
+    /// captions, brightness and overlays; nil when the frame must be
+    /// composed: an overlay fixed on the screen (no plane carries it), a
+    /// picture that leans toward the centre, another brightness, or any
+    /// cell, picture or caption that is not the one in the buffer.
+    public func origin(
+        of frame: [StripCell], brightness: Int, overlays: [PlacedOverlay], caption: (StripCell.Content) -> OverlayLayer?,
+        picture: (StripCell.Content) -> RasterImage?
+    ) -> (x: Int, y: Int)? {
+        guard overlays.isEmpty, brightness == self.brightness, renderer.compositor.alignment == .centre else { return nil }
+        var shown: [StripCell] = []
+        for cell in frame {
+            // A cell whose picture is not ready shows the background; the buffer left it out too.
+            guard let image = picture(cell.content) else { continue }
+            guard let drawn = pictures[cell.content], drawn.sharesPixels(with: image),
+                  Self.same(captions[cell.content], caption(cell.content)) else { return nil }
+            shown.append(cell)
+        }
+        guard let left = strip.window(of: shown, in: cells) else { return nil }
+        return strip.panelOrigin(ofWindowAt: left, turnedBy: renderer.rotation)
+    }
+
+    private static func same(_ a: OverlayLayer?, _ b: OverlayLayer?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): a.sharesPixels(with: b)
+        default: false
+        }
+    }
+}
+
+extension RasterImage {
+    /// True when both hold the very same pixel storage: the same picture,
+    /// known without reading a pixel.
+    func sharesPixels(with other: RasterImage) -> Bool {
+        size == other.size && pixels.withUnsafeBufferPointer { a in other.pixels.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+    }
+}
+
+extension OverlayLayer {
+    func sharesPixels(with other: OverlayLayer) -> Bool {
+        size == other.size && rotation == other.rotation
+            && pixels.withUnsafeBufferPointer { a in other.pixels.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+    }
+}
