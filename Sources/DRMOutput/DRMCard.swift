@@ -84,15 +84,28 @@ public final class DRMCard {
     /// The id of the property `name` of a KMS object (a CRTC, a
     /// connector), if the kernel shows it to this client.
     func propertyID(named name: String, of object: UInt32, type: UInt32) -> UInt32? {
-        guard let properties = drmModeObjectGetProperties(fd, object, type) else { return nil }
+        properties(of: object, type: type)[name]?.id
+    }
+
+    /// A KMS object's properties by name: each one's id and current value.
+    func properties(of object: UInt32, type: UInt32) -> [String: (id: UInt32, value: UInt64)] {
+        guard let properties = drmModeObjectGetProperties(fd, object, type) else { return [:] }
         defer { drmModeFreeObjectProperties(properties) }
+        var found: [String: (id: UInt32, value: UInt64)] = [:]
         for i in 0..<Int(properties.pointee.count_props) {
             guard let property = drmModeGetProperty(fd, properties.pointee.props[i]) else { continue }
             defer { drmModeFreeProperty(property) }
-            let found = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if found == name { return property.pointee.prop_id }
+            let name = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            found[name] = (property.pointee.prop_id, properties.pointee.prop_values[i])
         }
-        return nil
+        return found
+    }
+
+    /// The largest framebuffer the card scans out (`max_width`, `max_height`).
+    public var largestFramebuffer: PixelSize? {
+        guard let resources = drmModeGetResources(fd) else { return nil }
+        defer { drmModeFreeResources(resources) }
+        return PixelSize(width: Int(resources.pointee.max_width), height: Int(resources.pointee.max_height))
     }
 
     /// Asks for atomic KMS (`DRM_CLIENT_CAP_ATOMIC`); false where the driver has none.

@@ -10,6 +10,13 @@ import Glibc
 /// A screen driven through KMS: two dumb buffers, drawn into one while the
 /// other is scanned out, swapped with page flips.
 ///
+/// Where the driver speaks atomic KMS, each frame is an atomic commit of
+/// the primary plane (``PrimaryPlane``): its framebuffer and the window of
+/// it to scan out. That lets a buffer longer than the screen be drawn once
+/// (``presentLong(size:window:_:)``) and then shown window after window
+/// (``pan(to:)``), the display controller doing the moving (``Panning``).
+/// Drivers without atomic KMS get legacy page flips, and frames composed.
+///
 /// Tear-free by construction: ``present(_:)`` only ever draws into the buffer
 /// that is not on screen, and refuses while a flip is pending (the buffer it
 /// would draw into may still be scanned out until the flip completes).
@@ -45,6 +52,48 @@ public final class KMSOutput {
     private var calls: LibDRMCalls {
         LibDRMCalls(card: card, crtc: crtc, connector: connectorID, mode: rawMode, output: Unmanaged.passUnretained(self))
     }
+    /// The primary plane, where frames go by atomic commits; nil: legacy page flips.
+    private var plane: PrimaryPlane?
+    /// The window of each buffer last shown.
+    private var windows: [PixelRect]
+    /// Whether each buffer holds a long buffer drawn whole (``presentLong(size:window:_:)``), not a composed frame.
+    private var drawnLong = [false, false]
+    /// Buffer sizes the driver was asked about with a test commit, and its answers.
+    private var tested: [PixelSize: Bool] = [:]
+
+    /// How this output shows part of a buffer longer than the screen.
+    public enum Panning: Equatable, Sendable, CustomStringConvertible {
+        /// The plane's source rectangle (`SRC_X`, `SRC_Y`) moves over one framebuffer.
+        case sourceRectangle
+        /// Framebuffers made at offsets into the buffer (`offsets[0]`), one
+        /// per window, for drivers that ignore the source rectangle.
+        case offsetFramebuffers
+        /// It cannot: why, in a few words.
+        case unavailable(String)
+
+        public var description: String {
+            switch self {
+            case .sourceRectangle: "the plane's SRC_X/SRC_Y"
+            case .offsetFramebuffers: "framebuffers at offsets"
+            case .unavailable(let reason): reason
+            }
+        }
+    }
+
+    /// How this output pans, or why it cannot.
+    public private(set) var panMethod: Panning
+
+    /// Drivers known to accept `SRC_X`/`SRC_Y` in a commit, even in a test
+    /// commit, and to scan out from the framebuffer's start regardless.
+    /// bochs-drm (Linux 6.1 and 6.12, drivers/gpu/drm/tiny/bochs.c): its
+    /// plane update hands `bochs_hw_setbase` the plane's `crtc_x`/`crtc_y`
+    /// and `fb->offsets[0]`, never its `src`; screendumps in the VM show the
+    /// window never moves (docs/display-lifecycle.md). It honours offsets,
+    /// so it pans with framebuffers made at offsets.
+    public static let ignoresSourceRectangle: Set<String> = ["bochs-drm"]
+
+    /// The largest framebuffer the card scans out (`max_width`, `max_height`).
+    public let largestFramebuffer: PixelSize
 
     /// True while a flip has been queued and its completion event has not
     /// arrived: no drawing until ``handleEvents()`` sees it.
@@ -64,7 +113,23 @@ public final class KMSOutput {
         self.mode = mode
         self.rawMode = rawMode
         self.buffers = [try DumbBuffer(card: card, size: mode.size), try DumbBuffer(card: card, size: mode.size)]
+        self.windows = [PixelRect(x: 0, y: 0, width: mode.size.width, height: mode.size.height), PixelRect(x: 0, y: 0, width: mode.size.width, height: mode.size.height)]
         self.saved = card.savedCRTC(crtc)
+        self.largestFramebuffer = card.largestFramebuffer ?? mode.size
+        func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        self.plane = environment("KIOSKD_DRM_LEGACY") == "1" ? nil : PrimaryPlane(card: card, crtc: crtc)
+        let driver = card.driverName
+        if plane == nil {
+            // Legacy drivers (radeon, gma500) predate framebuffer offsets; whether one honours them cannot be told.
+            panMethod = .unavailable("the driver has no atomic KMS")
+        } else {
+            switch environment("KIOSKD_DRM_PAN") {
+            // For tests: the VM shows what each way does on a driver.
+            case "source-rectangle": panMethod = .sourceRectangle
+            case "offset-framebuffers": panMethod = .offsetFramebuffers
+            default: panMethod = Self.ignoresSourceRectangle.contains(driver) ? .offsetFramebuffers : .sourceRectangle
+            }
+        }
     }
 
     deinit {
@@ -97,18 +162,95 @@ public final class KMSOutput {
         // Paced from when presents start, so a frame planned for a moment
         // (one refresh after the last) is not held back by the last one's drawing.
         lastPresent = MonotonicClock.now()
-        draw(buffers[back].surface, &contents[back])
+        // A buffer longer than the screen (it was panned) takes the frame in its first screenful.
+        draw(buffers[back].surface(size), &contents[back])
+        drawnLong[back] = false
+        try show(back, window: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+    }
+
+    /// Draws a buffer of `bufferSize` (longer than the screen along the
+    /// strip, turned like the panel) into the buffer not on screen, and
+    /// shows its `window` (the screen's size). False, with nothing drawn or
+    /// shown, when that cannot be: the output cannot pan, the buffer is
+    /// larger than the card takes, or the driver refused a test commit of
+    /// a buffer that size (asked once per size; it then cannot pan at all).
+    public func presentLong(size bufferSize: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(DRMError) -> Bool {
+        precondition(!flipPending, "present while a flip is pending would draw into the scanned-out buffer")
+        guard started, let plane, panMethod == .sourceRectangle || panMethod == .offsetFramebuffers,
+              bufferSize.width <= largestFramebuffer.width, bufferSize.height <= largestFramebuffer.height else { return false }
+        let back = 1 - front
+        if buffers[back].size != bufferSize {
+            buffers[back] = try DumbBuffer(card: card, size: bufferSize)
+            contents[back] = BufferContents()
+        }
+        buffers[back].forgetWindows()
+        if tested[bufferSize] == nil {
+            let (framebuffer, source) = try scanout(of: back, window: window)
+            let answer = plane.commit(framebuffer: framebuffer, source: source, testOnly: true, userData: nil)
+            tested[bufferSize] = answer == 0
+            if answer != 0 { panMethod = .unavailable("the driver refused a test commit of a \(bufferSize) buffer (\(Errno(-answer)))") }
+        }
+        guard tested[bufferSize] == true else { return false }
+        lastPresent = MonotonicClock.now()
+        draw(buffers[back].surface)
+        // The compositor's memory of the buffer no longer holds.
+        contents[back] = BufferContents()
+        drawnLong[back] = true
+        try show(back, window: window)
+        return true
+    }
+
+    /// Shows another `window` of the buffer on screen, drawing nothing.
+    /// False when the buffer on screen is not a long one drawn by
+    /// ``presentLong(size:window:_:)`` (or the mode is to be set again).
+    public func pan(to window: PixelRect) throws(DRMError) -> Bool {
+        precondition(!flipPending, "pan while a flip is pending")
+        guard started, plane != nil, drawnLong[front], tested[buffers[front].size] == true else { return false }
+        lastPresent = MonotonicClock.now()
+        try show(front, window: window)
+        return true
+    }
+
+    /// The framebuffer and source rectangle that show `window` of buffer `index`.
+    private func scanout(of index: Int, window: PixelRect) throws(DRMError) -> (framebuffer: UInt32, source: PixelRect) {
+        let whole = PixelRect(x: 0, y: 0, width: window.width, height: window.height)
+        if panMethod == .offsetFramebuffers { return (try buffers[index].framebuffer(showing: window), whole) }
+        return (buffers[index].framebuffer, window)
+    }
+
+    /// Shows `window` of buffer `index`: the first time by setting the mode,
+    /// then by an atomic commit of the plane, or a legacy page flip.
+    private func show(_ index: Int, window: PixelRect) throws(DRMError) {
+        let (framebuffer, source) = try scanout(of: index, window: window)
+        defer { windows[index] = window }
         if !started {
-            try calls.setCRTC(to: buffers[back].framebuffer)
+            try calls.setCRTC(to: framebuffer, x: source.x, y: source.y)
             started = true
-            front = back
+            front = index
             return
         }
-        switch try flipper.present(buffers[back].framebuffer, through: calls, device: card.path) {
-        case .flipQueued: flipPending = true
-        case .shownAtOnce: break
+        if let plane {
+            // The first commit of the screen's own size is tested first: a driver that refuses it gets page flips.
+            if tested[size] == nil {
+                let answer = plane.commit(framebuffer: framebuffer, source: source, testOnly: true, userData: nil)
+                tested[size] = answer == 0
+                if answer != 0 {
+                    self.plane = nil
+                    panMethod = .unavailable("the driver refused an atomic test commit (\(Errno(-answer)))")
+                }
+            }
         }
-        front = back
+        if let plane {
+            let result = plane.commit(framebuffer: framebuffer, source: source, testOnly: false, userData: Unmanaged.passUnretained(self).toOpaque())
+            guard result == 0 else { throw DRMError(device: card.path, kind: .call("drmModeAtomicCommit", errno: Errno(-result))) }
+            flipPending = true
+        } else {
+            switch try flipper.present(framebuffer, through: calls, device: card.path) {
+            case .flipQueued: flipPending = true
+            case .shownAtOnce: break
+            }
+        }
+        front = index
     }
 
     /// Reads pending DRM events (call when the card's fd is readable) and
@@ -248,10 +390,13 @@ private struct LibDRMCalls: KMSCalls {
         return result == 0 ? 0 : -errnoOf(result).rawValue
     }
 
-    func setCRTC(to framebuffer: UInt32) throws(DRMError) {
+    func setCRTC(to framebuffer: UInt32) throws(DRMError) { try setCRTC(to: framebuffer, x: 0, y: 0) }
+
+    /// A mode set showing `framebuffer` from (`x`, `y`): the window of a longer buffer.
+    func setCRTC(to framebuffer: UInt32, x: Int, y: Int) throws(DRMError) {
         var connector = connector
         var mode = mode
-        let result = drmModeSetCrtc(card.fd, crtc, framebuffer, 0, 0, &connector, 1, &mode)
+        let result = drmModeSetCrtc(card.fd, crtc, framebuffer, UInt32(x), UInt32(y), &connector, 1, &mode)
         guard result == 0 else {
             let code = errnoOf(result)
             // Without master the kernel refuses mode setting with EACCES.

@@ -15,12 +15,12 @@ public struct PannedBuffer: Sendable {
     private let pictures: [StripCell.Content: RasterImage]
     private let captions: [StripCell.Content: OverlayLayer]
 
-    /// Composes `strip` for `screen` (the screen's own renderer) into
-    /// `surface`, the panel's buffer of ``PannedStrip/panelSize(turnedBy:)``.
+    /// `strip` for `screen` (the screen's own renderer), with the pictures
+    /// and captions each cell shows now; drawn by ``draw(into:)``.
     /// Pictures not ready are left as background, as a composed frame
     /// leaves them: a frame that has them then is composed.
     public init(
-        strip: PannedStrip, screen: FrameRenderer, playlist: CircularIndex, brightness: Int, into surface: PixelSurface,
+        strip: PannedStrip, screen: FrameRenderer, playlist: CircularIndex, brightness: Int,
         caption: (StripCell.Content) -> OverlayLayer?, picture: (StripCell.Content) -> RasterImage?
     ) {
         let compositor = screen.compositor
@@ -39,6 +39,13 @@ public struct PannedBuffer: Sendable {
         self.pictures = pictures
         self.captions = captions
         self.brightness = brightness
+    }
+
+    /// The panel's buffer's size: ``PannedStrip/panelSize(turnedBy:)``.
+    public var panelSize: PixelSize { strip.panelSize(turnedBy: renderer.rotation) }
+
+    /// Composes the buffer into `surface`, the panel's buffer of ``panelSize``.
+    public func draw(into surface: PixelSurface) {
         var fresh = BufferContents()
         renderer.draw(into: surface, cells: cells, brightness: brightness, caption: { captions[$0] }, contents: &fresh) { pictures[$0] }
     }
@@ -46,18 +53,23 @@ public struct PannedBuffer: Sendable {
     /// Where in the panel's buffer the screen-sized window starts that is
     /// exactly the frame of `frame` (its cells) drawn with these pictures,
     /// captions, brightness and overlays; nil when the frame must be
-    /// composed: an overlay fixed on the screen (no plane carries it), a
-    /// picture that leans toward the centre, another brightness, or any
-    /// cell, picture or caption that is not the one in the buffer.
+    /// composed: an overlay fixed on the screen (no plane carries it),
+    /// another brightness, any cell, picture or caption that is not the one
+    /// in the buffer, or (``PictureAlignment/inner``) a picture narrower
+    /// than its slot on screen: it leans toward the screen's centre by how
+    /// far its slot is from it, so it moves within its slot as the strip
+    /// moves. A picture as wide as its slot has no room to lean.
     public func origin(
         of frame: [StripCell], brightness: Int, overlays: [PlacedOverlay], caption: (StripCell.Content) -> OverlayLayer?,
         picture: (StripCell.Content) -> RasterImage?
     ) -> (x: Int, y: Int)? {
-        guard overlays.isEmpty, brightness == self.brightness, renderer.compositor.alignment == .centre else { return nil }
+        guard overlays.isEmpty, brightness == self.brightness else { return nil }
+        let leaning = renderer.compositor.alignment == .inner
         var shown: [StripCell] = []
         for cell in frame {
             // A cell whose picture is not ready shows the background; the buffer left it out too.
             guard let image = picture(cell.content) else { continue }
+            if leaning && image.width < cell.size.width { return nil }
             guard let drawn = pictures[cell.content], drawn.sharesPixels(with: image),
                   Self.same(captions[cell.content], caption(cell.content)) else { return nil }
             shown.append(cell)

@@ -24,6 +24,9 @@ struct Show: ParsableCommand {
     @Flag(help: "Log every picture the show comes to rest on.")
     var verbose = false
 
+    @Flag(help: "Answer the control socket's test commands (hold POSITION): for the VM tests, never a kiosk's need.")
+    var testCommands = false
+
     @Flag(help: "List the cards, connectors and modes, then exit.")
     var listOutputs = false
 
@@ -37,6 +40,7 @@ struct Show: ParsableCommand {
         let own = showSettings.given
         do { settings = try layout.settings(more: own) } catch { fail("\(error)") }
         var job = DisplayJob(settings: settings, index: index, verbose: verbose, log: log)
+        job.testCommands = testCommands
         job.reloadSettings = { [layout] in try layout.explainedSettings(more: own) }
         do {
             try job.run()

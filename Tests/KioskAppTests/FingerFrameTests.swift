@@ -73,10 +73,10 @@ import Testing
         stats.slides = 2
         stats.framesShown = 40
         #expect(ShowEvent.stopped(reason: "SIGTERM", statistics: stats).logLine(verbose: false)?.text
-                == "stopping on SIGTERM after 2 slide(s), 40 frame(s), 0 refresh(es) missed during slides")
+                == "stopping on SIGTERM after 2 slide(s), 40 frame(s) (0 panned), 0 refresh(es) missed during slides")
         for ms in [8.0, 9, 10, 12, 19.31] { stats.inputToPhoton.record(ms / 1000) }
         #expect(ShowEvent.stopped(reason: "SIGTERM", statistics: stats).logLine(verbose: false)?.text
-                == "stopping on SIGTERM after 2 slide(s), 40 frame(s), 0 refresh(es) missed during slides; "
+                == "stopping on SIGTERM after 2 slide(s), 40 frame(s) (0 panned), 0 refresh(es) missed during slides; "
                 + "finger to screen: median 10.0 ms, 99% within 19.3 ms, slowest 19.3 ms over 5 move(s)")
         var slow = ShowStatistics()
         for seconds in [0.3, 0.4, 0.5] { slow.inputToPhoton.record(seconds) }

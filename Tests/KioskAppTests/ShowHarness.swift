@@ -187,11 +187,23 @@ final class FailingScreen: ShowScreen {
     private(set) var seatCalls: [String] = []
     private var released = false
     func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(ScreenError) {
+        try counted()
+        inner.present(at: now, draw)
+    }
+    var panning: ScreenPanning { inner.panning }
+    func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool {
+        try counted()
+        return inner.presentLong(at: now, size: size, window: window, draw)
+    }
+    func pan(at now: Double, to window: PixelRect) throws(ScreenError) -> Bool {
+        try counted()
+        return inner.pan(at: now, to: window)
+    }
+    private func counted() throws(ScreenError) {
         if failing { throw .display(DRMError(device: "failing", kind: .call("drmModePageFlip", errno: .noDevice))) }
         if released { presentsWhileReleased += 1 }
         if off { presentsWhileOff += 1 }
         presents += 1
-        inner.present(at: now, draw)
     }
     func release() {
         released = true

@@ -23,12 +23,13 @@ import Testing
         let captions: [OverlayLayer?]
         let playlist: CircularIndex
 
-        init(_ geometry: CarouselGeometry, rotation: Rotation, alignment: PictureAlignment = .centre, count: Int = 5) {
+        init(_ geometry: CarouselGeometry, rotation: Rotation, alignment: PictureAlignment = .centre, count: Int = 5, fillingWidth: Bool = false) {
             renderer = FrameRenderer(compositor: StripCompositor(geometry: geometry, background: grey, alignment: alignment), rotation: rotation)
             let slot = geometry.slotSize
             // Letterboxed, pillarboxed and filling pictures.
             pictures = (0..<count).map { item in
-                let size = [PixelSize(width: slot.width, height: slot.height * 2 / 3), PixelSize(width: slot.width / 2, height: slot.height), slot][item % 3]
+                let shapes = [PixelSize(width: slot.width, height: slot.height * 2 / 3), PixelSize(width: slot.width / 2, height: slot.height), slot]
+                let size = fillingWidth ? shapes[item % 3 == 1 ? 0 : item % 3] : shapes[item % 3]
                 return noise(size, seed: UInt32(item + 1))
             }
             // Captions on every other picture, one wider than its slot (clipped to its cell).
@@ -64,11 +65,10 @@ import Testing
         func panned(_ positions: ClosedRange<Double>, brightness: Int = 100, picture: ((StripCell.Content) -> RasterImage?)? = nil) throws -> (PannedBuffer, RasterImage) {
             let strip = try #require(PannedStrip(geometry: renderer.compositor.geometry, covering: positions, maximumLength: 8192))
             var image = RasterImage(size: strip.panelSize(turnedBy: renderer.rotation), filledWith: .black)
-            let buffer = image.withSurface { surface in
-                PannedBuffer(
-                    strip: strip, screen: renderer, playlist: playlist, brightness: brightness, into: surface, caption: caption,
-                    picture: picture ?? self.picture)
-            }
+            let buffer = PannedBuffer(
+                strip: strip, screen: renderer, playlist: playlist, brightness: brightness, caption: caption, picture: picture ?? self.picture)
+            #expect(buffer.panelSize == image.size)
+            image.withSurface(buffer.draw(into:))
             return (buffer, image)
         }
 
@@ -149,10 +149,23 @@ import Testing
         var growing = show.cells(at: 2.5)
         growing[0].scale = 0.5
         #expect(buffer.origin(of: growing, brightness: 100, overlays: [], caption: show.caption, picture: show.picture) == nil)
-        // Leaning pictures move within their slots as the strip moves.
+        // Leaning pictures (align = inner) narrower than their slots move within them as the strip moves: composed.
         let leaning = Show(geometry, rotation: .none, alignment: .inner)
-        let (leaningBuffer, leaningImage) = try leaning.panned(2...3)
-        #expect(leaning.window(of: leaningBuffer, leaningImage, at: 2.5) == nil)
+        let (leaningBuffer, leaningImage) = try leaning.panned(1...2)
+        #expect(leaning.cells(at: 1.5).contains { leaning.picture($0.content)!.width < $0.size.width })
+        #expect(leaning.window(of: leaningBuffer, leaningImage, at: 1.5) == nil)
+    }
+
+    /// Pictures as wide as their slots have no room to lean: with align =
+    /// inner a strip of them is panned, and each frame is the composed one.
+    @Test func picturesAsWideAsTheirSlotsArePannedWhenTheyLean() throws {
+        let geometry = Self.geometries[0]
+        let leaning = Show(geometry, rotation: .none, alignment: .inner, count: 6, fillingWidth: true)
+        let (buffer, image) = try leaning.panned(2...3)
+        for position in stride(from: 2.0, through: 3.0, by: 0.125) {
+            let window = try #require(leaning.window(of: buffer, image, at: position), "at \(position)")
+            #expect(differingPixels(window, leaning.composed(at: position)) == 0, "at \(position)")
+        }
     }
 
     /// A short playlist repeats its pictures along the strip: the window is

@@ -22,11 +22,14 @@ final class ControlCommands {
     /// Which wake-up of the run loop it is.
     private let wakeUp: () -> UInt64
     private var statusLine: (wakeUp: UInt64, commands: Int, line: [UInt8])?
+    /// Whether test commands (`hold`) are answered: `kioskd --test-commands`.
+    private let testCommands: Bool
 
     init(
         controller: ShowController, started: Double, reload: (any SettingsReloading)? = nil, power: (any DisplayPowerControl)? = nil,
-        wakeUp: @escaping () -> UInt64
+        testCommands: Bool = false, wakeUp: @escaping () -> UInt64
     ) {
+        self.testCommands = testCommands
         self.controller = controller
         self.started = started
         reloading = reload
@@ -47,6 +50,14 @@ final class ControlCommands {
     func reply(to request: ControlRequest) -> JSONObject {
         let playlist = controller.snapshot.playlist
         switch request {
+        case .hold(let position):
+            guard testCommands else { return ControlReply.failure("hold is a test command: kioskd answers it only when started with --test-commands") }
+            let slots = controller.snapshot.strip.slotCount
+            guard position < Double(slots), slots >= 2 else {
+                return ControlReply.failure("hold takes a position from 0 to below \(slots), the slots in the playlist, got \(position)")
+            }
+            controller.perform(.hold(position: position))
+            return ControlReply.success(["position": .double(position)])
         case .next(let steps):
             return move(.move(by: steps))
         case .previous(let steps):
@@ -151,6 +162,8 @@ final class ControlCommands {
         status.clock = show.words.clock
         status.message = show.words.message
         status.panel = show.panel
+        status.panning = show.screen.panningOffReason == nil
+        status.panningOffReason = show.screen.panningOffReason
         status.zoom = show.zoom
         status.order = show.strip.order
         status.taken = show.centred.info?.dateTaken

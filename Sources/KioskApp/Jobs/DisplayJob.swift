@@ -45,6 +45,8 @@ public struct DisplayJob {
     public var index: Int?
     /// Log every picture the strip comes to rest on.
     public var verbose: Bool
+    /// Answer the control socket's test commands (`hold`): the VM tests' screendumps mid-slide.
+    public var testCommands = false
     /// Where operator log lines go (standard error in the daemon).
     public var log: (LogLine) -> Void
     /// Reads the settings again (the config file and the flags): set, a
@@ -252,7 +254,7 @@ public struct DisplayJob {
             all.append(try HotplugSource(keeper: display.keeper, settings: { reload?.settings ?? settings }, log: log))
         }
         if let directory = settings.stateDirectory { all.append(ResumeSource(file: ResumeFile(directory: directory), log: log)) }
-        if let listener = show.control { all.append(try ControlSocket(listener: listener, reload: reload, power: power.keeper)) }
+        if let listener = show.control { all.append(try ControlSocket(listener: listener, reload: reload, power: power.keeper, testCommands: testCommands)) }
         if let seat = display.seat { all.append(SeatSource(seat: seat, log: log)) }
         // Always there, idle without a broker: a reload may name one.
         let started = self.settings

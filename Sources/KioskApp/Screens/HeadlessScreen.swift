@@ -11,6 +11,10 @@ import KioskRendering
 /// refresh (a `timerfd` on the refresh grid stands in for the vblank
 /// interrupt). Nothing ticks while no flip is pending, as with DRM.
 ///
+/// It pans as a display with a plane does (``presentLong(at:size:window:_:)``,
+/// ``pan(at:to:)``): a buffer may be longer than the panel, and what is
+/// shown is the window of it last queued.
+///
 /// Tests make one without a timer (`vblankTimer: false`) and drive time
 /// themselves: they call ``handleEvents(at:)`` at ``pendingFlipTime``.
 final class HeadlessScreen: ShowScreen {
@@ -19,7 +23,11 @@ final class HeadlessScreen: ShowScreen {
     private var buffers: [RasterImage]
     private var contents = [BufferContents(), BufferContents()]
     private var front: Int?
-    private var pending: (buffer: Int, shownAt: Double)?
+    /// The window of each buffer shown with it.
+    private var windows: [PixelRect]
+    private var pending: (buffer: Int, window: PixelRect, shownAt: Double)?
+    /// Whether each buffer holds a long buffer drawn whole, not a composed frame.
+    private var drawnLong = [false, false]
     private let vblank: OneShotTimer?
     /// A refresh happens at `phase + k * refreshPeriod`.
     private let phase: Double
@@ -28,6 +36,7 @@ final class HeadlessScreen: ShowScreen {
         panelSize = panel
         refreshPeriod = 1 / refreshRate
         buffers = [RasterImage](repeating: RasterImage(size: panel, filledWith: .black), count: 2)
+        windows = [PixelRect](repeating: PixelRect(x: 0, y: 0, width: panel.width, height: panel.height), count: 2)
         vblank = vblankTimer ? try OneShotTimer() : nil
         phase = now
     }
@@ -39,8 +48,12 @@ final class HeadlessScreen: ShowScreen {
     var nextPresentAllowed: Double? { nil }
     /// When the queued frame reaches the screen.
     var pendingFlipTime: Double? { pending?.shownAt }
-    /// What the screen shows: the last frame whose flip completed.
-    var shown: RasterImage? { front.map { buffers[$0] } }
+    /// What the screen shows: the window of the last frame whose flip completed.
+    var shown: RasterImage? { front.map { buffers[$0].cropped(to: windows[$0]) } }
+
+    /// The largest buffer it pans over: as large as virtio-gpu and bochs take.
+    static let largestBuffer = PixelSize(width: 8192, height: 8192)
+    var panning: ScreenPanning { .available(largest: Self.largestBuffer, how: "a window of a longer buffer in memory") }
 
     /// The first refresh strictly after `now` (rounding cannot return `now` itself).
     func nextRefresh(after now: Double) -> Double {
@@ -52,11 +65,39 @@ final class HeadlessScreen: ShowScreen {
     func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) {
         precondition(pending == nil, "present while a flip is pending")
         let back = front.map { 1 - $0 } ?? 0
-        buffers[back].withSurface { draw($0, &contents[back]) }
+        let panel = panelSize, rowBytes = buffers[back].width * 4
+        // A longer buffer (it was panned) takes the frame in its first panelful, as a display's does.
+        buffers[back].pixels.withUnsafeMutableBytes { bytes in
+            draw(PixelSurface(base: bytes.baseAddress!, size: panel, bytesPerRow: rowBytes), &contents[back])
+        }
+        drawnLong[back] = false
+        queue(back, window: PixelRect(x: 0, y: 0, width: panel.width, height: panel.height), at: now)
+    }
+
+    func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) -> Bool {
+        precondition(pending == nil, "present while a flip is pending")
+        guard let front, size.width <= Self.largestBuffer.width, size.height <= Self.largestBuffer.height else { return false }
+        let back = 1 - front
+        if buffers[back].size != size { buffers[back] = RasterImage(size: size, filledWith: .black) }
+        buffers[back].withSurface(draw)
+        contents[back] = BufferContents()
+        drawnLong[back] = true
+        queue(back, window: window, at: now)
+        return true
+    }
+
+    func pan(at now: Double, to window: PixelRect) -> Bool {
+        precondition(pending == nil, "pan while a flip is pending")
+        guard let front, drawnLong[front] else { return false }
+        queue(front, window: window, at: now)
+        return true
+    }
+
+    private func queue(_ buffer: Int, window: PixelRect, at now: Double) {
         // In real time the frame makes the refresh after drawing *ended*: a
         // slow composition misses its refresh, as it would on a display.
         let queued = vblank == nil ? now : MonotonicClock.now()
-        pending = (back, nextRefresh(after: queued))
+        pending = (buffer, window, nextRefresh(after: queued))
         // Arming a timerfd with a valid time cannot fail.
         try? vblank?.arm(at: pending!.shownAt)
     }
@@ -65,6 +106,7 @@ final class HeadlessScreen: ShowScreen {
         vblank?.take()
         guard let flip = pending, now >= flip.shownAt else { return [] }
         front = flip.buffer
+        windows[flip.buffer] = flip.window
         pending = nil
         return [flip.shownAt]
     }

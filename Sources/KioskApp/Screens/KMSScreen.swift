@@ -11,6 +11,21 @@ extension KMSOutput: ShowScreen {
         do { try present(draw) } catch { throw .display(error) }
     }
 
+    var panning: ScreenPanning {
+        switch panMethod {
+        case .unavailable(let reason): .unavailable(reason)
+        case let how: .available(largest: largestFramebuffer, how: "\(how)")
+        }
+    }
+
+    func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool {
+        do { return try presentLong(size: size, window: window, draw) } catch { throw .display(error) }
+    }
+
+    func pan(at now: Double, to window: PixelRect) throws(ScreenError) -> Bool {
+        do { return try pan(to: window) } catch { throw .display(error) }
+    }
+
     func handleEvents(at now: Double) -> [Double] { handleEvents() }
 
     var displayDescription: DisplayDescription {

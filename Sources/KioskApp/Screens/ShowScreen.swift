@@ -28,6 +28,17 @@ protocol ShowScreen: AnyObject {
     func nextRefresh(after now: Double) -> Double
     /// Draws a frame into the buffer not on screen and queues it.
     func present(at now: Double, _ draw: (PixelSurface, inout BufferContents) -> Void) throws(ScreenError)
+    /// Whether frames can be shown as windows of a longer buffer (panning),
+    /// and the largest such buffer; or why not, in a few words.
+    var panning: ScreenPanning { get }
+    /// Draws a buffer of `size` (longer than the panel along the strip)
+    /// into the buffer not on screen and queues its `window`. False, with
+    /// nothing drawn, when the screen cannot show it (``panning`` then says why).
+    func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool
+    /// Queues another `window` of the long buffer on screen, drawing
+    /// nothing. False when the buffer on screen is not a long one (after a
+    /// mode set, a composed frame): the frame must be drawn.
+    func pan(at now: Double, to window: PixelRect) throws(ScreenError) -> Bool
     /// Takes completed flips; returns when each one reached the screen.
     func handleEvents(at now: Double) -> [Double]
     /// A line for the log: which screen this is.
@@ -46,6 +57,13 @@ protocol ShowScreen: AnyObject {
     func powerOff() throws(ScreenError)
     /// The next present sets the mode in full, which switches the panel on.
     func powerOn()
+}
+
+/// What a screen can do toward panning (``ShowScreen/panning``).
+enum ScreenPanning: Equatable {
+    /// It pans (`how`, for the log) over buffers up to `largest`.
+    case available(largest: PixelSize, how: String)
+    case unavailable(String)
 }
 
 /// Why a screen refused a frame or could not be switched off: the show says

@@ -166,25 +166,49 @@ final class FramePacer {
         at now: Double, lateBy lateness: Double, compose: (PixelSurface, inout BufferContents, _ shownAt: Double) -> Void
     ) -> Double? {
         let shownAt = screen.nextRefresh(after: now)
-        let started = drawClock()
-        do {
+        let presented = present(at: now, lateBy: lateness, panned: false) { () throws(ScreenError) -> Bool in
             try screen.present(at: now) { surface, contents in
                 let composing = drawClock()
                 compose(surface, &contents, shownAt)
                 statistics.composeTime.record(drawClock() - composing)
             }
+            return true
+        }
+        if case .shown(let refresh) = presented { return refresh }
+        return nil
+    }
+
+    /// What became of a frame handed to ``present(at:lateBy:panned:_:)``.
+    enum Presented: Equatable {
+        /// Queued, for this refresh.
+        case shown(Double)
+        /// The screen would not show it that way, and queued nothing: compose it instead.
+        case declined
+        /// The screen failed (said once, retried in a second).
+        case failed
+    }
+
+    /// Presents a frame by `put`, which draws it (or, `panned`, draws
+    /// nothing and moves the window) and queues it, or returns false
+    /// when the screen declines that way of showing it.
+    func present(at now: Double, lateBy lateness: Double, panned: Bool, _ put: () throws(ScreenError) -> Bool) -> Presented {
+        let shownAt = screen.nextRefresh(after: now)
+        let started = drawClock()
+        do {
+            guard try put() else { return .declined }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {
             if retryPresentAt == nil { emit(.displayLost(reason: "\(error)")) }
             retryPresentAt = now + 1
-            return nil
+            return .failed
         }
+        if panned { statistics.framesPanned += 1 } else { statistics.framesComposed += 1 }
         presentedAt = now
         if retryPresentAt != nil {
             retryPresentAt = nil
             emit(.displayBack)
         }
-        return shownAt
+        return .shown(shownAt)
     }
 
     /// The frame just presented for `shownAt` is in flight. Returns the

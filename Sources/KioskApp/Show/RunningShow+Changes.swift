@@ -46,6 +46,7 @@ extension RunningShow {
         let edit = strip.reassemble(assembly, keepingSlot: schedule.target, budget: layout.cacheBudget) { renumber(as: $0) }
         layout = assembly.layout
         configureTexts()
+        configurePanning()
         zoom.maxZoom = assembly.settings.input.maxZoom
         if announce { emit(.settingsApplied) }
         // A hotplug's move keeps the playlist: no playlist event unless a file came or went meanwhile.

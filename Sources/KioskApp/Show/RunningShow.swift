@@ -37,6 +37,8 @@ final class RunningShow {
     let zoom: ShowZoom
     let strip: StripContents
     let texts: ScreenTexts
+    /// Whether frames are panned, and the long buffer on screen.
+    var panner = ShowPanner()
     /// Where the show's events go; the controller passes them on.
     var emit: (ShowEvent) -> Void = { _ in }
 
@@ -57,6 +59,12 @@ final class RunningShow {
         emitted = { [unowned self] in emit($0) }
         texts.note = { [unowned self] in emit(.textNote($0)) }
         requestPictures(at: Double(start), now: now)
+    }
+
+    /// Works out whether frames can be panned on this screen with this
+    /// layout (``ShowPanner``), saying so in the log when that changed.
+    func configurePanning() {
+        if let line = panner.configure(setting: layout.panning, layout: layout, screen: screen.panning) { emit(.panningChanged(line)) }
     }
 
     /// The display; a reload that changes it moves the show to a new one (``move(to:assembly:at:announce:)``).
@@ -97,7 +105,7 @@ final class RunningShow {
         }
         // The strip moving takes the zoomed picture back to 1x at once.
         switch command {
-        case .move, .goto, .touch(.dragged), .touch(.released): zoom.end()
+        case .move, .goto, .touch(.dragged), .touch(.released), .hold: zoom.end()
         default: break
         }
         let paused = schedule.isPaused
@@ -232,6 +240,7 @@ final class RunningShow {
             emit(.messageChanged(text: nil))
         }
         guard !asleep else { return }
+        if !panner.configured { configurePanning() }
         if texts.update(at: now) { pacer.frameNeeded = true }
         if strip.change == nil && strip.hasPendingNews { applyPendingNews(at: now) }
         zoom.update(at: now, schedule: schedule, window: layout.geometry.slotSize)
@@ -281,9 +290,7 @@ final class RunningShow {
 
     private func draw(at position: Double, moving: Bool, now: Double, lateBy lateness: Double) {
         let sharpBefore = zoom.showsSharp
-        let presented = pacer.present(at: now, lateBy: lateness) { surface, contents, shownAt in
-            render(into: surface, contents: &contents, position: position, shownAt: shownAt, brightness: softwareBrightness)
-        }
+        let presented = present(at: position, moving: moving, now: now, lateBy: lateness)
         guard let shownAt = presented else { return }
         let animating = strip.change != nil
         if let motion = strip.change?.motion, motion.isOver(at: shownAt) { strip.change = nil }
@@ -298,6 +305,52 @@ final class RunningShow {
         if !announced && strip.pictures.allOnScreen {
             announced = true
             emit(.ready(pictureCount: strip.decoded.playlist.count, centred: centredItem, file: centredItem.map { strip.decoded.playlist[$0] }))
+        }
+    }
+
+    /// Shows the frame at `position`: a window of the long buffer on
+    /// screen, a long buffer drawn, or the frame composed (``ShowPanner``).
+    /// Returns the refresh it is for, or nil when the screen failed.
+    private func present(at position: Double, moving: Bool, now: Double, lateBy lateness: Double) -> Double? {
+        let shownAt = screen.nextRefresh(after: now)
+        let plan = composing(at: shownAt) {
+            panner.plan(
+                cells: cells(at: position, shownAt: shownAt), at: position, towards: schedule.isHeld ? nil : Double(schedule.target),
+                still: !moving, layout: layout, playlist: strip.decoded.index, brightness: softwareBrightness, overlays: texts.overlays(),
+                plain: strip.change == nil && !zoom.isZoomed, caption: caption(of:), picture: picture(of:))
+        }
+        var presented = FramePacer.Presented.declined
+        switch plan {
+        case .pan(let window):
+            presented = pacer.present(at: now, lateBy: lateness, panned: true) { () throws(ScreenError) -> Bool in
+                try screen.pan(at: now, to: window)
+            }
+        case .drawLong(let buffer, let window):
+            presented = pacer.present(at: now, lateBy: lateness, panned: false) { () throws(ScreenError) -> Bool in
+                try screen.presentLong(at: now, size: buffer.panelSize, window: window) { surface in
+                    let drawing = drawClock()
+                    buffer.draw(into: surface)
+                    pacer.count { $0.composeTime.record(drawClock() - drawing) }
+                }
+            }
+            // Refused for good (a test commit failed): composed from now on.
+            if presented == .declined, case .unavailable = screen.panning { emit(.panningChanged(panner.refused(screen.panning))) }
+        case .compose:
+            break
+        }
+        switch presented {
+        case .shown(let refresh):
+            panner.shown(plan)
+            return refresh
+        case .failed:
+            return nil
+        case .declined:
+            // Composed: the first frame after a mode set, or a pan the screen could not make.
+            let composed = pacer.present(at: now, lateBy: lateness) { surface, contents, shownAt in
+                render(into: surface, contents: &contents, position: position, shownAt: shownAt, brightness: softwareBrightness)
+            }
+            if composed != nil { panner.shown(.compose) }
+            return composed
         }
     }
 

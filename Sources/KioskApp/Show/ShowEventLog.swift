@@ -28,6 +28,8 @@ extension ShowEvent {
             return "the picture folder \(folder) is back: \(count) picture(s)"
         case .textNote(let line):
             return .warning(line)
+        case .panningChanged(let line):
+            return .info(line)
         case .folderNote(let line):
             return .warning(line)
         case .settingsApplied:
@@ -51,7 +53,7 @@ extension ShowEvent {
             return nil   // the show's own wiring; what they cause is logged where it happens
         case .stopped(let reason, let stats):
             var line = "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
-                + "\(stats.framesShown) frame(s), \(stats.refreshesMissed) refresh(es) missed during slides"
+                + "\(stats.framesShown) frame(s) (\(stats.framesPanned) panned), \(stats.refreshesMissed) refresh(es) missed during slides"
             let latency = stats.inputToPhoton
             if let median = latency.percentile(0.5), let p99 = latency.percentile(0.99) {
                 line += "; finger to screen: median \(milliseconds(median)), 99% within \(milliseconds(p99)), "

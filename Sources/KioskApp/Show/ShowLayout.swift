@@ -9,6 +9,8 @@ struct ShowLayout {
     let cacheBudget: Int
     /// Captions, the clock and messages: how they look and what they say.
     let text: TextSettings
+    /// Whether the display may move the strip (`panning`).
+    let panning: PanningSetting
     let notes: [String]
 
     init(settings: KioskSettings, panel: PixelSize) throws(SettingError) {
@@ -18,6 +20,7 @@ struct ShowLayout {
             compositor: StripCompositor(geometry: geometry, background: settings.layout.background, alignment: settings.layout.alignment),
             rotation: settings.display.rotation)
         text = settings.text
+        panning = settings.display.panning
         var notes: [String] = []
         if geometry.neighboursHiddenAtRest {
             notes.append("image_width \(geometry.slotWidth) px and spacing \(geometry.spacing) px leave no room for the "

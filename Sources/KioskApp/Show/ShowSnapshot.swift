@@ -78,6 +78,8 @@ struct ShowSnapshot {
         let geometry: CarouselGeometry
         /// How the panel is turned (a touchscreen turns with it).
         let rotation: Rotation
+        /// Why frames are not panned (``ShowPanner``); nil while they are.
+        let panningOffReason: String?
     }
 
     var centredItem: Int? { centred.item }
@@ -107,7 +109,7 @@ extension RunningShow {
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,
-                rotation: layout.renderer.rotation),
+                rotation: layout.renderer.rotation, panningOffReason: panner.configured ? panner.offReason : "not yet shown"),
             stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget),
             words: .init(
                 caption: centredUnit.flatMap { texts.shownWords[.caption(decoded.key($0))] }, clock: texts.clockWords,

@@ -22,14 +22,17 @@ final class ControlSocket: ShowSource {
     private let reload: (any SettingsReloading)?
     private let power: (any DisplayPowerControl)?
     private let encoder: FrameEncoder
+    /// Whether `hold` is answered (`kioskd --test-commands`).
+    private let testCommands: Bool
     /// Its clients, once it serves a show (``attach(to:controller:)``).
     private var clients: ControlClients?
 
     /// Serves the socket `listener` listens on (``ControlListener/open(_:)``,
     /// made early so a socket that cannot be made stops the start), with
     /// what `reload` and `display` need.
-    init(listener: ControlListener, reload: (any SettingsReloading)?, power: (any DisplayPowerControl)?) throws(SystemCallError) {
+    init(listener: ControlListener, reload: (any SettingsReloading)?, power: (any DisplayPowerControl)?, testCommands: Bool = false) throws(SystemCallError) {
         self.listener = listener
+        self.testCommands = testCommands
         self.reload = reload
         self.power = power
         encoder = try FrameEncoder()
@@ -38,7 +41,9 @@ final class ControlSocket: ShowSource {
     deinit { encoder.stop() }
 
     func attach(to loop: EventLoop, controller: ShowController) throws(SystemCallError) {
-        let commands = ControlCommands(controller: controller, started: controller.clock(), reload: reload, power: power) { [unowned loop] in
+        let commands = ControlCommands(
+            controller: controller, started: controller.clock(), reload: reload, power: power, testCommands: testCommands
+        ) { [unowned loop] in
             loop.wakeUps
         }
         clients = try ControlClients(listener: listener, encoder: encoder, loop: loop, controller: controller, commands: commands)

@@ -239,7 +239,7 @@ final class MQTTSource: ShowSource {
     static func movesTheGroup(_ request: ControlRequest) -> Bool {
         switch request {
         case .next, .previous, .goto, .pause, .resume, .set: return true
-        case .status, .screenshot, .watch, .reload, .display, .message: return false
+        case .status, .screenshot, .watch, .reload, .display, .message, .hold: return false
         }
     }
 

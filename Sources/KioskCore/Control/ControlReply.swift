@@ -44,6 +44,9 @@ public struct ControlStatus: Equatable, Sendable {
     public var displayState = DisplayState.on
     /// What the panel is doing: `active`, `off`, `disconnected` or `other_session`.
     public var panel = PanelState.active
+    /// Whether the display moves the strip (panning), and if not why (null while it does).
+    public var panning = false
+    public var panningOffReason: String?
     /// How bright (0 to 100), and how: `software` or `backlight:<name>`.
     public var brightness = 100
     public var dimmer = "software"
@@ -104,6 +107,8 @@ public struct ControlStatus: Equatable, Sendable {
             "display_power": .string(displayPower),
             "display_state": .string(displayState.rawValue),
             "panel": .string(panel.rawValue),
+            "panning": .bool(panning),
+            "panning_off_reason": panningOffReason.map(JSONValue.string) ?? .null,
             "brightness": .int(brightness),
             "dimmer": .string(dimmer),
             "presence": .bool(presence),
@@ -117,6 +122,8 @@ public struct ControlStatus: Equatable, Sendable {
             "uptime_s": .double((uptime * 10).rounded() / 10),
             "frames_shown": .int(statistics.framesShown),
             "refreshes_missed": .int(statistics.refreshesMissed),
+            "frames_panned": .int(statistics.framesPanned),
+            "frames_composed": .int(statistics.framesComposed),
             "slides": .int(statistics.slides),
             "cache_bytes": .int(cacheBytes),
             "cache_budget_bytes": .int(cacheBudgetBytes),
@@ -170,7 +177,7 @@ extension ShowEvent {
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
         case .messageChanged(let text): return ["event": "message", "message": text.map(JSONValue.string) ?? .null]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .screenChanged, .seatChanged:
+        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .panningChanged, .screenChanged, .seatChanged:
             return nil
         }
     }

@@ -31,6 +31,10 @@ public enum ControlRequest: Equatable, Sendable {
     /// Show a banner over everything (`message [--for 10m] Closing in 15
     /// minutes`) until it expires or is cleared (`message --clear`).
     case message(MessageRequest)
+    /// Hold the strip still at a position in slots (`hold 2.5`) until
+    /// `resume`: a test command, answered only by a daemon started with
+    /// `--test-commands` (not in ``commands``).
+    case hold(Double)
 
     /// The command words, as docs/control-protocol.md and `kioskctl` spell them.
     public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display", "set", "message"]
@@ -115,6 +119,11 @@ extension ControlRequest {
             self = .set(setting: String(setting), value: String(value))
         case "message":
             self = .message(try Self.message(rest))
+        case "hold":
+            guard rest.count <= 32, rest.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let position = Double(rest), position.isFinite else {
+                throw ControlRequestError("hold takes the strip's position in slots, as status reports it (\"hold 2.5\"), got \"\(Self.quoted(rest))\"")
+            }
+            self = .hold(position)
         default:
             throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
         }

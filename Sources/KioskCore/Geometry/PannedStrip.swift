@@ -20,6 +20,8 @@ public struct PannedStrip: Hashable, Sendable {
     public let length: Int
     /// The slots drawn, each whole or cut by the buffer's ends.
     public let slots: ClosedRange<Int>
+    /// The strip's positions it was made for.
+    public let positions: ClosedRange<Double>
     /// The left edge of `slots.lowerBound` in the buffer.
     let firstSlotLeft: Int
 
@@ -47,6 +49,7 @@ public struct PannedStrip: Hashable, Sendable {
         let first = anchor + floorDivide(-geometry.slotWidth - anchorLeft, pitch) + 1
         let last = anchor + floorDivide(length - 1 - anchorLeft, pitch)
         self.geometry = geometry
+        self.positions = positions
         self.length = length
         self.slots = first...max(first, last)
         self.firstSlotLeft = anchorLeft + (first - anchor) * pitch

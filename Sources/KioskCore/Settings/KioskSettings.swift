@@ -37,6 +37,15 @@ public enum DisplayTarget: String, Sendable, Hashable {
     case headless
 }
 
+/// Whether the display hardware may move the strip (`panning`): `auto`
+/// pans where the display can (a slide drawn once into a buffer longer than
+/// the screen, the plane's window moved each frame); `off` composes every
+/// frame, as before panning existed.
+public enum PanningSetting: String, Sendable, Hashable {
+    case auto
+    case off
+}
+
 /// Which display the show runs on, as the operator wrote it.
 public struct DisplaySettings: Hashable, Sendable {
     public var target: DisplayTarget = .drm
@@ -50,6 +59,7 @@ public struct DisplaySettings: Hashable, Sendable {
     public var connector: String? = nil
     public var mode: ModeRequest = .preferred
     public var rotation: Rotation = .none
+    public var panning: PanningSetting = .auto
 
     public init() {}
 }

@@ -48,6 +48,9 @@ extension KioskSettings {
         SettingDescriptor(
             "rotation", \.display.rotation, .rotation, flag: .drawing, valueName: "r", reload: .newDisplay,
             help: "Turn the picture clockwise for a screen mounted on its side: 0, 90, 180 or 270."),
+        SettingDescriptor(
+            "panning", \.display.panning, .word(expected: "auto or off"), flag: .show, valueName: "auto|off", reload: .live,
+            help: "auto: where the display can, a slide is drawn once, wider than the screen, and the display moves its window each frame; off: every frame composed."),
         // The pictures.
         SettingDescriptor(
             "exif_rotate", \.exifRotate, .boolean, flag: .none, valueName: "bool", reload: .live,

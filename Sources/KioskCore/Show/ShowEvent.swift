@@ -7,6 +7,11 @@ public struct ShowStatistics: Equatable, Sendable {
     public var refreshesMissed = 0
     /// Slides begun, by the timer or by a command.
     public var slides = 0
+    /// Frames shown by moving the display's window over a buffer drawn
+    /// before (panning: nothing drawn), and frames drawn by the CPU (a
+    /// composed frame, or a long buffer drawn for panning).
+    public var framesPanned = 0
+    public var framesComposed = 0
     /// Playlist changes animated on screen (``StripChange``).
     public var changesAnimated = 0
     /// True when the strip is still (no slide in progress).
@@ -91,6 +96,10 @@ public enum ShowEvent: Equatable, Sendable {
     /// (`kioskctl display`, the schedule), its screen unplugged or back;
     /// `why` says what did it, for the log.
     case panelChanged(PanelState, why: String)
+    /// Whether frames are panned changed (a new screen, a setting, a test
+    /// commit the driver refused): the log's line, `panning: on (how)` or
+    /// `panning: off (why)`.
+    case panningChanged(String)
     /// The show moved to another screen (a reload or a hotplug): the loop
     /// watches the new screen's flip events, touches map to its size and turn.
     case screenChanged

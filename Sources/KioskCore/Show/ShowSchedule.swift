@@ -20,6 +20,10 @@ public enum ShowCommand: Sendable, Hashable {
     case zoom(ZoomTouch)
     /// A group's beat times the automatic slides (true), or the show's own rest does again (false).
     case timedByGroup(Bool)
+    /// Hold the strip still at `position` (in slots, within the playlist,
+    /// as `status` reports it), as a finger would, until `resume`: the
+    /// control socket's test command `hold`, for screendumps mid-slide.
+    case hold(position: Double)
 
     public static let next = ShowCommand.move(by: 1)
     public static let previous = ShowCommand.move(by: -1)
@@ -90,6 +94,8 @@ public struct ShowSchedule: Sendable, Equatable {
     /// While a finger holds the strip: where it caught it, where the strip
     /// was going then, and whether it has been dragged since.
     private var held: Hold?
+    /// The hold is a `hold` command's, not a finger's: `resume` lets go.
+    private var heldByCommand = false
 
     private struct Hold: Equatable, Sendable {
         var position: Double
@@ -138,6 +144,10 @@ public struct ShowSchedule: Sendable, Equatable {
             isPaused = true
             restEnds = nil
         case .resume:
+            if heldByCommand, let caught = held {
+                heldByCommand = false
+                settle(to: Self.nearest(motion.target, caughtAt: caught.position), velocity: 0, at: now)
+            }
             guard isPaused else { return }
             isPaused = false
             if !isAsleep { restEnds = max(now, motion.restTime) + interval }
@@ -148,6 +158,15 @@ public struct ShowSchedule: Sendable, Equatable {
             if let due = restEnds { restEnds = max(due, now + resumeAfter) }
         case .timedByGroup(let timed):
             isTimedByGroup = timed
+        case .hold(let within):
+            guard pictureCount >= 2, !isAsleep, within.isFinite else { return }
+            // The slot position nearest the strip's that is `within` in the playlist.
+            let count = Double(pictureCount), now_ = motion.position(at: now)
+            let position = within + ((now_ - within) / count).rounded() * count
+            held = Hold(position: position, target: held?.target ?? motion.target, dragged: true)
+            heldByCommand = true
+            motion.hold(at: position, time: now)
+            restEnds = nil
         }
     }
 
@@ -185,6 +204,7 @@ public struct ShowSchedule: Sendable, Equatable {
 
     private mutating func settle(to target: Double, velocity: Double, at now: Double) {
         held = nil
+        heldByCommand = false
         motion.retarget(to: target, at: now, velocity: velocity)
         if !isPaused { restEnds = max(motion.restTime + interval, now + resumeAfter) }
     }

@@ -1,0 +1,116 @@
+import KioskCore
+import KioskRendering
+
+/// Whether the show's frames are panned, and the long buffer on screen.
+///
+/// When the strip starts to move (a slide, a finger's drag) the stretch it
+/// will cross is drawn once into a buffer longer than the screen
+/// (``PannedBuffer``), and each frame after is shown by moving the
+/// display's window over it, drawing nothing, for as long as the frame is
+/// exactly a window of it. Everything else is composed as before: a fixed
+/// overlay on screen (the clock, a message), a zoom, a playlist change
+/// animating, pictures that changed since the buffer was drawn (an
+/// animation's frame, one that arrived), another brightness, and with
+/// `align = inner` a picture narrower than its slot (it leans as it moves). Both paths
+/// give the same pixels (``PannedBuffer/origin(of:brightness:overlays:caption:picture:)``
+/// checks it, cell by cell); the statistics count each.
+struct ShowPanner {
+    /// Why frames are not panned at all, or nil when they are where they can be: `status`'s `panning_off_reason`.
+    private(set) var offReason: String? = "not yet shown"
+    /// How the screen pans, for the log.
+    private(set) var how = ""
+    /// ``configure(setting:layout:screen:)`` has been called: the first frame calls it.
+    private(set) var configured = false
+    /// The long buffer queued or on screen; nil after a composed frame.
+    private var onScreen: PannedBuffer?
+    /// What the log last said of panning.
+    private var lastLine: String?
+    /// The buffer's largest length along the strip.
+    private var maximumLength = 0
+
+    /// What to do with one frame.
+    enum Plan {
+        /// Show this window of the long buffer on screen.
+        case pan(PixelRect)
+        /// Draw this long buffer and show this window of it.
+        case drawLong(PannedBuffer, PixelRect)
+        /// Compose the frame.
+        case compose
+    }
+
+    /// Works out whether panning can be used with this setting, layout and
+    /// screen. Returns the log line when that changed.
+    mutating func configure(setting: PanningSetting, layout: ShowLayout, screen: ScreenPanning) -> String? {
+        configured = true
+        onScreen = nil
+        let rotation = layout.renderer.rotation
+        switch screen {
+        case _ where setting == .off: offReason = "panning = off"
+        case .unavailable(let reason): offReason = reason
+        case .available(let largest, let how):
+            self.how = how
+            maximumLength = rotation == .quarter || rotation == .threeQuarters ? largest.height : largest.width
+            if let needed = PannedStrip(geometry: layout.geometry, covering: 0...1, maximumLength: .max)?.length, needed > maximumLength {
+                offReason = "a slide needs a \(needed) px buffer, the display takes \(maximumLength) px"
+            } else {
+                offReason = nil
+            }
+        }
+        let line = offReason.map { "panning: off (\($0))" } ?? "panning: on (\(how))"
+        guard line != lastLine else { return nil }
+        lastLine = line
+        return line
+    }
+
+    /// The display refused to show a long buffer it said it could: frames
+    /// are composed from now on. Returns the log line.
+    mutating func refused(_ screen: ScreenPanning) -> String {
+        onScreen = nil
+        if case .unavailable(let reason) = screen { offReason = reason } else { offReason = "the display refused a long buffer" }
+        lastLine = "panning: off (\(offReason!))"
+        return lastLine!
+    }
+
+    /// The frame of `cells` at `position` (drawn with these pictures,
+    /// captions, overlays and brightness): panned, drawn long, or composed.
+    /// `towards`: where the strip is going (a slide's end), nil while a
+    /// finger holds it; `still`: the strip has not moved since the last frame.
+    func plan(
+        cells: [StripCell], at position: Double, towards target: Double?, still: Bool, layout: ShowLayout, playlist: CircularIndex,
+        brightness: Int, overlays: [PlacedOverlay], plain: Bool, caption: (StripCell.Content) -> OverlayLayer?,
+        picture: (StripCell.Content) -> RasterImage?
+    ) -> Plan {
+        guard offReason == nil, plain, overlays.isEmpty else { return .compose }
+        let panel = layout.renderer.panel
+        func window(_ origin: (x: Int, y: Int)) -> PixelRect { PixelRect(x: origin.x, y: origin.y, width: panel.width, height: panel.height) }
+        if let onScreen, let origin = onScreen.origin(of: cells, brightness: brightness, overlays: overlays, caption: caption, picture: picture) {
+            return .pan(window(origin))
+        }
+        // A new buffer only for a strip that moves out of the one drawn: a
+        // frame inside it that differs (an animation's frame) is composed,
+        // never a long buffer drawn again each frame.
+        guard !still, onScreen.map({ !$0.strip.positions.contains(position) }) ?? true else { return .compose }
+        let reach: ClosedRange<Double>
+        switch target {
+        case nil: reach = (position - 0.5)...(position + 0.5)
+        case let target? where target >= position: reach = position...min(target, position + 1)
+        case let target?: reach = max(target, position - 1)...position
+        }
+        guard let strip = PannedStrip(geometry: layout.geometry, covering: reach, maximumLength: maximumLength) else { return .compose }
+        let buffer = PannedBuffer(strip: strip, screen: layout.renderer, playlist: playlist, brightness: brightness, caption: caption, picture: picture)
+        guard let origin = buffer.origin(of: cells, brightness: brightness, overlays: overlays, caption: caption, picture: picture) else { return .compose }
+        return .drawLong(buffer, window(origin))
+    }
+
+    /// The frame planned was shown as planned: `drawn` is the long buffer now queued, if one was drawn.
+    mutating func shown(_ plan: Plan) {
+        switch plan {
+        case .pan: break
+        case .drawLong(let buffer, _): onScreen = buffer
+        case .compose: onScreen = nil
+        }
+    }
+
+    /// The screen no longer shows what it did (a new screen, a mode set to come): the next frame starts afresh.
+    mutating func forget() { onScreen = nil }
+}
