@@ -13,6 +13,14 @@ public enum MonotonicClock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// CPU seconds the calling thread has used, in user and kernel mode
+    /// (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`).
+    public static func threadCPUTime() -> Double {
+        var ts = Glibc.timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// `time` as the kernel's `timespec`, for `timerfd_settime`: rounded up
     /// to the nanosecond, so a timer never fires before the time it was set for.
     public static func timespec(_ time: Double) -> Glibc.timespec {

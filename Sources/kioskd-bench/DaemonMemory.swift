@@ -87,9 +87,13 @@ struct DaemonMemory: ParsableCommand {
 
     /// `peak_rss_floor_mb`: what the pictures alone must cost, computed (the
     /// target is this plus 14 MB of code, runtime and decoding): the two
-    /// screen buffers kioskd flips between, and the pictures its
-    /// neighbourhood holds at rest (``PreloadPlan``: those on screen, one
-    /// ahead, one behind), each a photo fitted to the default layout's slot.
+    /// buffers kioskd flips between, and the pictures its neighbourhood
+    /// holds at rest (``PreloadPlan``: those on screen, one ahead, one
+    /// behind), each a photo fitted to the default layout's slot. With
+    /// panning (the headless screen pans, as a display with a plane does)
+    /// each buffer grows to a slide's long buffer (``PannedStrip``: the
+    /// screen, one pitch and the margins); `peak_rss_floor_mb_composed`
+    /// beside it is the floor with `panning = off`, screen-sized buffers.
     ///
     /// `withText`: `peak_rss_floor_mb_all_features`, with the layers the text
     /// holds: a two-line caption over each held picture (two lines of 27 px
@@ -102,11 +106,19 @@ struct DaemonMemory: ParsableCommand {
         let fitted = aspectFitSize(of: photoSize, in: geometry.slotSize)
         var bytes = 2 * screen.pixelCount * 4 + held * fitted.pixelCount * 4
         guard withText else {
-            print("peak_rss_floor_mb \(format(Double(bytes) / 1_048_576)) MB (two \(screen) screen buffers and \(held) pictures of \(fitted); target peak_rss_mb <= floor + 14)")
+            // PannedStrip for a slide of one picture: always some length at most the largest buffer.
+            let long = PannedStrip(geometry: geometry, covering: 0...1, maximumLength: .max)!.length
+            let panned = bytes + 2 * (long - screen.width) * screen.height * 4
+            print("peak_rss_floor_mb \(format(Double(panned) / 1_048_576)) MB (two \(long)x\(screen.height) buffers, long enough to pan a slide, "
+                + "and \(held) pictures of \(fitted); target peak_rss_mb <= floor + 14)")
+            print("peak_rss_floor_mb_composed \(format(Double(bytes) / 1_048_576)) MB (panning = off: two \(screen) screen buffers; "
+                + "panning adds \(format(Double(panned - bytes) / 1_048_576)) MB)")
             return
         }
         bytes += held * geometry.slotSize.width * 70 * 4 + 2 * 400 * 40 * 4
-        print("peak_rss_floor_mb_all_features \(format(Double(bytes) / 1_048_576)) MB (the same buffers and pictures, \(held) captions and two clock layers)")
+        // The clock on screen is a fixed overlay: every frame is composed, the buffers stay the screen's size.
+        print("peak_rss_floor_mb_all_features \(format(Double(bytes) / 1_048_576)) MB (two \(screen) screen buffers (the clock: frames composed), "
+            + "the pictures, \(held) captions and two clock layers)")
     }
 
     /// The `kB` fields of /proc/PID/status.

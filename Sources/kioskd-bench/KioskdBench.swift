@@ -34,6 +34,10 @@ func headlessShow(_ folder: String, interval: Double, socket: String? = nil) -> 
     settings.stateDirectory = nil
     settings.images = folder
     settings.display.target = .headless
+    // The in-process figures measure composition, every frame drawn, as they
+    // always have: the headless screen would pan otherwise (a display with a
+    // plane draws nothing for most frames of a slide; `pan_frame_cpu_ratio`).
+    settings.display.panning = .off
     settings.motion.interval = interval
     settings.control.socket = socket
     settings.input.devices = []

@@ -128,4 +128,16 @@ import Testing
             #expect(throws: ControlRequestError.self, "\(bad)") { try ControlRequest(parsing: bad) }
         }
     }
+
+    /// The exit line gives the display loop's CPU per frame of each kind, to the microsecond.
+    @Test func theExitLineSaysTheCPUPerFrame() {
+        var stats = ShowStatistics()
+        stats.slides = 1
+        (stats.framesShown, stats.framesPanned, stats.framesComposed, stats.longBuffersDrawn) = (32, 29, 3, 1)
+        (stats.pannedFramesCPU, stats.composedFramesCPU, stats.longBuffersCPU) = (29 * 0.000_052, 2 * 0.004_1, 0.009)
+        #expect(ShowEvent.stopped(reason: nil, statistics: stats).logLine(verbose: false)?.text
+                == "stopping after 1 slide(s), 32 frame(s) (29 panned), 0 refresh(es) missed during slides; "
+                + "CPU per frame: panned 0.052 ms, composed 4.100 ms, 1 long buffer(s) drawn 9.000 ms each")
+    }
 }
+

@@ -19,11 +19,11 @@ struct VMServiceTests {
 
     /// What `kioskd snapshot` draws with the installed config (the demo
     /// pictures are what the package puts in the empty pictures folder).
-    private func installedSnapshot(size: PixelSize) throws -> RasterImage {
+    private func installedSnapshot(size: PixelSize, position: Double = 0) throws -> RasterImage {
         let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../config/kioskd.toml").standardized.path
         let settings = try loadSettings(configPath: configFile, flags: [("images", demoImages)])
-        return try SnapshotJob(settings: settings, screen: size, position: 0).run().frame
+        return try SnapshotJob(settings: settings, screen: size, position: position).run().frame
     }
 
     /// The installed config on the demo pictures and the phone's HEIC the
@@ -82,15 +82,18 @@ struct VMServiceTests {
         expectSamePixels(try screen("vt2"), try screen("console-2"))
         expectSamePixels(try screen("vt1"), try installedSnapshot(size: PixelSize(width: 1280, height: 800)))
         expectSamePixels(try screen("stopped"), try screen("console-1"))
+        // Away in the middle of a 4 s slide, panned: back, the show went on and rests on the next picture.
+        expectSamePixels(try screen("vt-mid-slide"), try installedSnapshot(size: PixelSize(width: 1280, height: 800), position: 1))
+        #expect(try text("vt-mid-slide-status.json").contains("\"panning\":true"))
         // The two consoles differ (each names itself), so the comparisons above can fail.
         #expect(try screen("console-1").pixels != (screen("console-2")).pixels)
         // kioskd heard the seat go and come back, and opened its keyboard again through it.
         let log = try text("journal-last.txt")
         #expect(log.contains("kioskd: seat: given to another session; the show goes on unseen"))
         #expect(log.contains("kioskd: seat: back; drawing again"))
-        // At the start, after each of the two VT switches, and once more when
+        // At the start, after each of the three VT switches, and once more when
         // the screen came back (devices are taken again for a new screen's size).
-        #expect(log.components(separatedBy: "(AT Translated Set 2 keyboard): keys").count - 1 == 4, "\(log)")
+        #expect(log.components(separatedBy: "(AT Translated Set 2 keyboard): keys").count - 1 == 5, "\(log)")
         #expect(!log.contains("libseat_open_device failed"), "\(log)")
     }
 

@@ -81,6 +81,8 @@ final class FramePacer {
     private(set) var repaintWindow = RepaintWindow()
     /// Times a draw (the monotonic clock; a test's simulated one draws in no time).
     var drawClock: () -> Double = MonotonicClock.now
+    /// The display thread's CPU time, for the statistics' CPU per frame.
+    var cpuClock: () -> Double = MonotonicClock.threadCPUTime
     /// When the next frame that follows the finger is drawn, once planned.
     private var fingerFrameAt: Double?
     /// When the last frame of an ongoing slide reached the screen.
@@ -166,7 +168,7 @@ final class FramePacer {
         at now: Double, lateBy lateness: Double, compose: (PixelSurface, inout BufferContents, _ shownAt: Double) -> Void
     ) -> Double? {
         let shownAt = screen.nextRefresh(after: now)
-        let presented = present(at: now, lateBy: lateness, panned: false) { () throws(ScreenError) -> Bool in
+        let presented = present(at: now, lateBy: lateness, way: .composed) { () throws(ScreenError) -> Bool in
             try screen.present(at: now) { surface, contents in
                 let composing = drawClock()
                 compose(surface, &contents, shownAt)
@@ -188,21 +190,39 @@ final class FramePacer {
         case failed
     }
 
+    /// How a frame is made, for the statistics.
+    enum FrameWay {
+        /// Composed: a screenful drawn.
+        case composed
+        /// A long buffer drawn for panning, and a window of it shown.
+        case drawnLong
+        /// Nothing drawn: another window of the long buffer on screen.
+        case panned
+    }
+
     /// Presents a frame by `put`, which draws it (or, `panned`, draws
     /// nothing and moves the window) and queues it, or returns false
     /// when the screen declines that way of showing it.
-    func present(at now: Double, lateBy lateness: Double, panned: Bool, _ put: () throws(ScreenError) -> Bool) -> Presented {
+    func present(at now: Double, lateBy lateness: Double, way: FrameWay, _ put: () throws(ScreenError) -> Bool) -> Presented {
         let shownAt = screen.nextRefresh(after: now)
-        let started = drawClock()
+        let started = drawClock(), cpuStarted = cpuClock()
         do {
             guard try put() else { return .declined }
+            let cpu = cpuClock() - cpuStarted
+            switch way {
+            case .panned: statistics.pannedFramesCPU += cpu
+            case .composed: statistics.composedFramesCPU += cpu
+            case .drawnLong:
+                statistics.longBuffersCPU += cpu
+                statistics.longBuffersDrawn += 1
+            }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {
             if retryPresentAt == nil { emit(.displayLost(reason: "\(error)")) }
             retryPresentAt = now + 1
             return .failed
         }
-        if panned { statistics.framesPanned += 1 } else { statistics.framesComposed += 1 }
+        if way == .panned { statistics.framesPanned += 1 } else { statistics.framesComposed += 1 }
         presentedAt = now
         if retryPresentAt != nil {
             retryPresentAt = nil

@@ -322,11 +322,11 @@ final class RunningShow {
         var presented = FramePacer.Presented.declined
         switch plan {
         case .pan(let window):
-            presented = pacer.present(at: now, lateBy: lateness, panned: true) { () throws(ScreenError) -> Bool in
+            presented = pacer.present(at: now, lateBy: lateness, way: .panned) { () throws(ScreenError) -> Bool in
                 try screen.pan(at: now, to: window)
             }
         case .drawLong(let buffer, let window):
-            presented = pacer.present(at: now, lateBy: lateness, panned: false) { () throws(ScreenError) -> Bool in
+            presented = pacer.present(at: now, lateBy: lateness, way: .drawnLong) { () throws(ScreenError) -> Bool in
                 try screen.presentLong(at: now, size: buffer.panelSize, window: window) { surface in
                     let drawing = drawClock()
                     buffer.draw(into: surface)

@@ -12,6 +12,15 @@ public struct ShowStatistics: Equatable, Sendable {
     /// composed frame, or a long buffer drawn for panning).
     public var framesPanned = 0
     public var framesComposed = 0
+    /// Of the frames composed, those that drew a long buffer for panning.
+    public var longBuffersDrawn = 0
+    /// The display loop's CPU seconds (its thread's, kernel calls included)
+    /// spent making and presenting the frames of each kind: panned,
+    /// composed (a screenful), long buffers drawn. `pan_frame_cpu_ratio`
+    /// divides the first two averages.
+    public var pannedFramesCPU = 0.0
+    public var composedFramesCPU = 0.0
+    public var longBuffersCPU = 0.0
     /// Playlist changes animated on screen (``StripChange``).
     public var changesAnimated = 0
     /// True when the strip is still (no slide in progress).
