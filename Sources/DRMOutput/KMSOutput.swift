@@ -242,7 +242,11 @@ public final class KMSOutput {
         }
         if let plane {
             let result = plane.commit(framebuffer: framebuffer, source: source, testOnly: false, userData: Unmanaged.passUnretained(self).toOpaque())
-            guard result == 0 else { throw DRMError(device: card.path, kind: .call("drmModeAtomicCommit", errno: Errno(-result))) }
+            guard result == 0 else {
+                // Without master (the seat is going to another session) the kernel refuses commits with EACCES.
+                if Errno(-result) == .permissionDenied && drmIsMaster(card.fd) == 0 { throw DRMError(device: card.path, kind: .busy) }
+                throw DRMError(device: card.path, kind: .call("drmModeAtomicCommit", errno: Errno(-result)))
+            }
             flipPending = true
         } else {
             switch try flipper.present(framebuffer, through: calls, device: card.path) {

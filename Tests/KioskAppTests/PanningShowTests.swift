@@ -139,5 +139,22 @@ import Testing
                 == "stopping after 1 slide(s), 32 frame(s) (29 panned), 0 refresh(es) missed during slides; "
                 + "CPU per frame: panned 0.052 ms, composed 4.100 ms, 1 long buffer(s) drawn 9.000 ms each")
     }
-}
 
+    /// An animated picture playing on screen during a slide: its new frames
+    /// are not in the long buffer, so those frames are composed; a long
+    /// buffer is drawn once for the slide, not again for each frame.
+    @Test func anAnimationPlayingDuringASlideIsComposedWithoutRedrawingLongBuffers() throws {
+        let palette = [RGBColor(xrgb: 0xE02828), RGBColor(xrgb: 0x28E028), RGBColor(xrgb: 0x2828E0)]
+        // Three flat frames, 20 ms each: a new frame nearly every refresh.
+        let frames = (0..<3).map { GIFCodec.Frame(indices: [UInt8](repeating: UInt8($0), count: 64 * 48), delay: 2) }
+        let gif = GIFCodec.encode(width: 64, height: 48, palette: palette, frames: frames, loops: 0)
+        let photo = try PNGCodec.encode(detailedPhoto())
+        let folder = try PictureFolder([("a.png", photo), ("b.gif", gif), ("c.png", photo), ("d.png", photo)])
+        let run = try SimulatedShow(showSettings(folder, interval: 2, transition: 0.5))
+        run.run(until: 3)
+        let statistics = run.show.statistics
+        #expect(statistics.slides == 1)
+        #expect(statistics.longBuffersDrawn <= 1, "\(statistics.longBuffersDrawn) long buffers for one slide")
+        #expect(statistics.framesComposed >= 20, "the GIF's frames are composed: \(statistics.framesComposed)")
+    }
+}

@@ -1,3 +1,4 @@
+import DRMOutput
 import Foundation
 import ImageCodecs
 @testable import KioskApp
@@ -213,5 +214,33 @@ func fourColours() throws -> PictureFolder {
         let back = try #require(events.firstIndex(of: .displayBack))
         #expect(back > events.firstIndex(of: lost[0])!)
         #expect(try screen.inner.shown?.pixels == (SnapshotJob(settings: settings, screen: panel, position: 1).run().frame).pixels)
+    }
+
+    /// A present refused for want of DRM master (a VT switch mid-slide:
+    /// the seat's event comes a moment after the kernel stops taking
+    /// commits) is not a lost display: nothing is said if the next try
+    /// works; said once if it fails again a second later.
+    @Test func aPresentRefusedForWantOfMasterIsSaidOnlyWhenItLasts() throws {
+        let folder = try fourColours()
+        let panel = PixelSize(width: 320, height: 180)
+        for lasting in [false, true] {
+            let screen = FailingScreen(try HeadlessScreen(panel: panel, vblankTimer: false, now: 0))
+            screen.failure = DRMError(device: "failing", kind: .busy)
+            let assembly = try ShowAssembly(settings: showSettings(folder, interval: 1, transition: 0.2), panel: panel)
+            let show = assembly.makeShow(on: screen, decoder: InlineDecoder(assembly.recipe), startAt: 0, now: 0)
+            var events: [ShowEvent] = []
+            show.emit = { events.append($0) }
+            screen.failing = true
+            var now = 0.0
+            show.picturesReady(at: now)
+            show.update(at: now)
+            // The next try, a second later: refused again, or taken.
+            screen.failing = lasting
+            now = try #require(show.nextWakeUp(at: now))
+            show.update(at: now)
+            let said = events.filter { if case .displayLost = $0 { true } else { false } }.count
+            #expect(said == (lasting ? 1 : 0), "lasting \(lasting): \(events)")
+            #expect(events.contains(.displayBack) == false)
+        }
     }
 }

@@ -171,6 +171,8 @@ final class SimulatedShow {
 final class FailingScreen: ShowScreen {
     let inner: HeadlessScreen
     var failing = false
+    /// What a failing present throws: by default a vanished device.
+    var failure = DRMError(device: "failing", kind: .call("drmModePageFlip", errno: .noDevice))
     init(_ inner: HeadlessScreen) { self.inner = inner }
     var panelSize: PixelSize { inner.panelSize }
     var physicalSize: PhysicalSize? { nil }
@@ -200,7 +202,7 @@ final class FailingScreen: ShowScreen {
         return inner.pan(at: now, to: window)
     }
     private func counted() throws(ScreenError) {
-        if failing { throw .display(DRMError(device: "failing", kind: .call("drmModePageFlip", errno: .noDevice))) }
+        if failing { throw .display(failure) }
         if released { presentsWhileReleased += 1 }
         if off { presentsWhileOff += 1 }
         presents += 1

@@ -90,6 +90,10 @@ final class FramePacer {
     /// After a failed present: not before this time again (a display that
     /// is gone must not turn the loop into a busy retry).
     private var retryPresentAt: Double?
+    /// A present failed for want of DRM master and nothing was said: the
+    /// seat is most likely going to another session (a VT switch), whose
+    /// event stops the drawing at once. Said if the next try fails too.
+    private var lossUnsaid = false
     /// When the last frame was presented: a flip pending much longer than
     /// that means the screen is stuck (``isStuck(at:)``).
     private var presentedAt: Double?
@@ -218,7 +222,12 @@ final class FramePacer {
             }
             repaintWindow.drew(taking: lateness + drawClock() - started, at: now)
         } catch {
-            if retryPresentAt == nil { emit(.displayLost(reason: "\(error)")) }
+            if case .display(let failure) = error, case .busy = failure.kind, retryPresentAt == nil {
+                lossUnsaid = true
+            } else if retryPresentAt == nil || lossUnsaid {
+                lossUnsaid = false
+                emit(.displayLost(reason: "\(error)"))
+            }
             retryPresentAt = now + 1
             return .failed
         }
@@ -226,7 +235,8 @@ final class FramePacer {
         presentedAt = now
         if retryPresentAt != nil {
             retryPresentAt = nil
-            emit(.displayBack)
+            if !lossUnsaid { emit(.displayBack) }
+            lossUnsaid = false
         }
         return .shown(shownAt)
     }
@@ -311,6 +321,7 @@ final class FramePacer {
         drawnPosition = nil
         frameNeeded = true
         retryPresentAt = nil
+        lossUnsaid = false
         repaintWindow = RepaintWindow()
     }
 

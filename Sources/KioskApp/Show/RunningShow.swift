@@ -340,7 +340,7 @@ final class RunningShow {
         }
         switch presented {
         case .shown(let refresh):
-            panner.shown(plan)
+            panner.shown(plan, still: !moving)
             return refresh
         case .failed:
             return nil
@@ -349,7 +349,7 @@ final class RunningShow {
             let composed = pacer.present(at: now, lateBy: lateness) { surface, contents, shownAt in
                 render(into: surface, contents: &contents, position: position, shownAt: shownAt, brightness: softwareBrightness)
             }
-            if composed != nil { panner.shown(.compose) }
+            if composed != nil { panner.shown(.compose, still: !moving) }
             return composed
         }
     }

@@ -23,6 +23,12 @@ struct ShowPanner {
     private(set) var configured = false
     /// The long buffer queued or on screen; nil after a composed frame.
     private var onScreen: PannedBuffer?
+    /// The positions of the last long buffer drawn, until the strip stops:
+    /// a moving frame inside them that could not be a window (an animated
+    /// picture's new frame, the clock turning) is composed, and so are the
+    /// rest of that motion's frames there; a long buffer drawn again for
+    /// each would cost more than composing.
+    private var drawnRange: ClosedRange<Double>?
     /// What the log last said of panning.
     private var lastLine: String?
     /// The buffer's largest length along the strip.
@@ -42,7 +48,7 @@ struct ShowPanner {
     /// screen. Returns the log line when that changed.
     mutating func configure(setting: PanningSetting, layout: ShowLayout, screen: ScreenPanning) -> String? {
         configured = true
-        onScreen = nil
+        forget()
         let rotation = layout.renderer.rotation
         switch screen {
         case _ where setting == .off: offReason = "panning = off"
@@ -86,10 +92,8 @@ struct ShowPanner {
         if let onScreen, let origin = onScreen.origin(of: cells, brightness: brightness, overlays: overlays, caption: caption, picture: picture) {
             return .pan(window(origin))
         }
-        // A new buffer only for a strip that moves out of the one drawn: a
-        // frame inside it that differs (an animation's frame) is composed,
-        // never a long buffer drawn again each frame.
-        guard !still, onScreen.map({ !$0.strip.positions.contains(position) }) ?? true else { return .compose }
+        // A new buffer only for a strip that moves out of the last one drawn.
+        guard !still, drawnRange.map({ !$0.contains(position) }) ?? true else { return .compose }
         let reach: ClosedRange<Double>
         switch target {
         case nil: reach = (position - 0.5)...(position + 0.5)
@@ -102,15 +106,22 @@ struct ShowPanner {
         return .drawLong(buffer, window(origin))
     }
 
-    /// The frame planned was shown as planned: `drawn` is the long buffer now queued, if one was drawn.
-    mutating func shown(_ plan: Plan) {
+    /// The frame planned was shown as planned; `still`: the strip had not
+    /// moved since the frame before (the next move may draw a long buffer again).
+    mutating func shown(_ plan: Plan, still: Bool) {
         switch plan {
         case .pan: break
-        case .drawLong(let buffer, _): onScreen = buffer
+        case .drawLong(let buffer, _):
+            onScreen = buffer
+            drawnRange = buffer.strip.positions
         case .compose: onScreen = nil
         }
+        if still { drawnRange = nil }
     }
 
     /// The screen no longer shows what it did (a new screen, a mode set to come): the next frame starts afresh.
-    mutating func forget() { onScreen = nil }
+    mutating func forget() {
+        onScreen = nil
+        drawnRange = nil
+    }
 }
