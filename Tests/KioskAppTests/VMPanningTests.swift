@@ -116,10 +116,13 @@ struct VMPanningTests {
     /// after, the screen is the snapshot of where the slide went.
     @Test func aScreenUnpluggedMidSlideComesBackCorrect() throws {
         let screen = try readScreendump(results("virtio-gpu/pan-hotplug.ppm"))
-        // A known bug of issue 47's first session: after the screen came
-        // back, the show at rest lacked its right neighbour (03), drawn as
-        // background, until the next slide. Not yet understood; kept
-        // visible here until it is fixed.
+        // Seen once in issue 47's first session: after the screen came back,
+        // the show at rest lacked its right neighbour (03), drawn as
+        // background. Most likely the dump came before that picture was
+        // decoded (unseen, nothing is decoded; it is asked for only when it
+        // comes on screen near the slide's end), which a composed show would
+        // show as well; the scenario now waits 3 s, not 1. Kept marked until
+        // a run confirms it.
         try withKnownIssue("the right neighbour missing at rest after a hotplug mid-slide (issue 47)", isIntermittent: true) {
             expectSamePixels(screen, try snapshot(size: screen.size, position: 1) { $0.layout.alignment = .centre })
         }
