@@ -54,8 +54,6 @@ public final class KMSOutput {
     }
     /// The primary plane, where frames go by atomic commits; nil: legacy page flips.
     private var plane: PrimaryPlane?
-    /// The window of each buffer last shown.
-    private var windows: [PixelRect]
     /// Whether each buffer holds a long buffer drawn whole (``presentLong(size:window:_:)``), not a composed frame.
     private var drawnLong = [false, false]
     /// Buffer sizes the driver was asked about with a test commit, and its answers.
@@ -113,7 +111,6 @@ public final class KMSOutput {
         self.mode = mode
         self.rawMode = rawMode
         self.buffers = [try DumbBuffer(card: card, size: mode.size), try DumbBuffer(card: card, size: mode.size)]
-        self.windows = [PixelRect(x: 0, y: 0, width: mode.size.width, height: mode.size.height), PixelRect(x: 0, y: 0, width: mode.size.width, height: mode.size.height)]
         self.saved = card.savedCRTC(crtc)
         self.largestFramebuffer = card.largestFramebuffer ?? mode.size
         func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
@@ -222,7 +219,6 @@ public final class KMSOutput {
     /// then by an atomic commit of the plane, or a legacy page flip.
     private func show(_ index: Int, window: PixelRect) throws(DRMError) {
         let (framebuffer, source) = try scanout(of: index, window: window)
-        defer { windows[index] = window }
         if !started {
             try calls.setCRTC(to: framebuffer, x: source.x, y: source.y)
             started = true

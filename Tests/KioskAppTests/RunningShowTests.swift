@@ -181,15 +181,25 @@ func fourColours() throws -> PictureFolder {
 }
 
 @Suite struct VanishingDisplayTests {
+    /// What a show driven by hand emitted.
+    final class EventLog { var events: [ShowEvent] = [] }
+
+    /// A show of `folder` (1 s rests, 0.2 s slides) on a 320x180 screen that fails on cue, driven by hand.
+    func failingShow(_ folder: PictureFolder) throws -> (screen: FailingScreen, show: RunningShow, log: EventLog) {
+        let panel = PixelSize(width: 320, height: 180)
+        let screen = FailingScreen(try HeadlessScreen(panel: panel, vblankTimer: false, now: 0))
+        let assembly = try ShowAssembly(settings: showSettings(folder, interval: 1, transition: 0.2), panel: panel)
+        let show = assembly.makeShow(on: screen, decoder: InlineDecoder(assembly.recipe), startAt: 0, now: 0)
+        let log = EventLog()
+        show.emit = { log.events.append($0) }
+        return (screen, show, log)
+    }
+
     @Test func aDisplayThatStopsTakingFramesIsLoggedOnceAndTheShowGoesOn() throws {
         let folder = try fourColours()
         let settings = showSettings(folder, interval: 1, transition: 0.2)
         let panel = PixelSize(width: 320, height: 180)
-        let screen = FailingScreen(try HeadlessScreen(panel: panel, vblankTimer: false, now: 0))
-        let assembly = try ShowAssembly(settings: settings, panel: panel)
-        let show = assembly.makeShow(on: screen, decoder: InlineDecoder(assembly.recipe), startAt: 0, now: 0)
-        var events: [ShowEvent] = []
-        show.emit = { events.append($0) }
+        let (screen, show, log) = try failingShow(folder)
         // Drive it by hand through a slide while every present fails.
         screen.failing = true
         var now = 0.0
@@ -199,7 +209,7 @@ func fourColours() throws -> PictureFolder {
             now += 1.0 / 60
         }
         #expect(show.statistics.slides == 1)
-        let lost = events.filter { if case .displayLost = $0 { true } else { false } }
+        let lost = log.events.filter { if case .displayLost = $0 { true } else { false } }
         #expect(lost == [.displayLost(reason: "failing: drmModePageFlip failed: No such device (errno 19)")])
         #expect(lost.first?.logLine(verbose: false)?.text
             == "cannot present a frame: failing: drmModePageFlip failed: No such device (errno 19); retrying every second")
@@ -211,8 +221,8 @@ func fourColours() throws -> PictureFolder {
         now = retry
         show.update(at: now)
         if let flip = screen.inner.pendingFlipTime { show.screenEvents(at: flip) }
-        let back = try #require(events.firstIndex(of: .displayBack))
-        #expect(back > events.firstIndex(of: lost[0])!)
+        let back = try #require(log.events.firstIndex(of: .displayBack))
+        #expect(back > log.events.firstIndex(of: lost[0])!)
         #expect(try screen.inner.shown?.pixels == (SnapshotJob(settings: settings, screen: panel, position: 1).run().frame).pixels)
     }
 
@@ -222,14 +232,9 @@ func fourColours() throws -> PictureFolder {
     /// works; said once if it fails again a second later.
     @Test func aPresentRefusedForWantOfMasterIsSaidOnlyWhenItLasts() throws {
         let folder = try fourColours()
-        let panel = PixelSize(width: 320, height: 180)
         for lasting in [false, true] {
-            let screen = FailingScreen(try HeadlessScreen(panel: panel, vblankTimer: false, now: 0))
+            let (screen, show, log) = try failingShow(folder)
             screen.failure = DRMError(device: "failing", kind: .busy)
-            let assembly = try ShowAssembly(settings: showSettings(folder, interval: 1, transition: 0.2), panel: panel)
-            let show = assembly.makeShow(on: screen, decoder: InlineDecoder(assembly.recipe), startAt: 0, now: 0)
-            var events: [ShowEvent] = []
-            show.emit = { events.append($0) }
             screen.failing = true
             var now = 0.0
             show.picturesReady(at: now)
@@ -238,9 +243,9 @@ func fourColours() throws -> PictureFolder {
             screen.failing = lasting
             now = try #require(show.nextWakeUp(at: now))
             show.update(at: now)
-            let said = events.filter { if case .displayLost = $0 { true } else { false } }.count
-            #expect(said == (lasting ? 1 : 0), "lasting \(lasting): \(events)")
-            #expect(events.contains(.displayBack) == false)
+            let said = log.events.filter { if case .displayLost = $0 { true } else { false } }.count
+            #expect(said == (lasting ? 1 : 0), "lasting \(lasting): \(log.events)")
+            #expect(log.events.contains(.displayBack) == false)
         }
     }
 }

@@ -109,7 +109,7 @@ extension RunningShow {
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,
-                rotation: layout.renderer.rotation, panningOffReason: panner.configured ? panner.offReason : "not yet shown"),
+                rotation: layout.renderer.rotation, panningOffReason: panner.offReason),
             stuck: isStuck(at: now), statistics: progress(at: now), cache: (pictures.pictures.cachedBytes, layout.cacheBudget),
             words: .init(
                 caption: centredUnit.flatMap { texts.shownWords[.caption(decoded.key($0))] }, clock: texts.clockWords,
