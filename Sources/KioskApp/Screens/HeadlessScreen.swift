@@ -78,7 +78,11 @@ final class HeadlessScreen: ShowScreen {
         precondition(pending == nil, "present while a flip is pending")
         guard let front, size.width <= Self.largestBuffer.width, size.height <= Self.largestBuffer.height else { return false }
         let back = 1 - front
-        if buffers[back].size != size { buffers[back] = RasterImage(size: size, filledWith: .black) }
+        if buffers[back].size != size {
+            // The old buffer goes before the new one is made, never both at once.
+            buffers[back] = RasterImage(size: PixelSize(width: 0, height: 0), filledWith: .black)
+            buffers[back] = RasterImage(size: size, filledWith: .black)
+        }
         buffers[back].withSurface(draw)
         contents[back] = BufferContents()
         drawnLong[back] = true

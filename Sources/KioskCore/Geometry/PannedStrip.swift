@@ -15,8 +15,9 @@ public struct PannedStrip: Hashable, Sendable {
     /// The screen's layout.
     public let geometry: CarouselGeometry
     /// The buffer's length along the strip, in the layout's pixels: the
-    /// screen's width, the distance the strip moves over the range, two
-    /// pixels of margin, rounded up to ``lengthMultiple``.
+    /// screen's width, the distance the strip moves over the range (at
+    /// least a pitch and a pixel), two pixels of margin, rounded up to
+    /// ``lengthMultiple``.
     public let length: Int
     /// The slots drawn, each whole or cut by the buffer's ends.
     public let slots: ClosedRange<Int>
@@ -39,7 +40,12 @@ public struct PannedStrip: Hashable, Sendable {
         let leftAtStart = geometry.slotLeft(anchor, at: positions.lowerBound)
         let travel = leftAtStart - geometry.slotLeft(anchor, at: positions.upperBound)
         let margin = 1
-        let needed = geometry.screen.width + travel + 2 * margin
+        // Never shorter than a whole slide's buffer (a pitch, and a pixel
+        // for the slots' rounding): a slide that starts part-way (a late
+        // tick, a drag let go) then takes a buffer of the same length as any
+        // other, and the screen keeps the buffers it has instead of making
+        // new ones, and holding three for a moment, at every slide.
+        let needed = geometry.screen.width + max(travel, geometry.pitch + 1) + 2 * margin
         let length = (needed + Self.lengthMultiple - 1) / Self.lengthMultiple * Self.lengthMultiple
         guard length <= maximumLength else { return nil }
         let anchorLeft = leftAtStart + margin
