@@ -58,6 +58,9 @@ public final class KMSOutput {
     private var drawnLong = [false, false]
     /// Buffer sizes the driver was asked about with a test commit, and its answers.
     private var tested: [PixelSize: Bool] = [:]
+    /// The buffer not on screen holds a long buffer drawn ahead
+    /// (``drawLongAhead(of:_:)``), not shown yet and not drawn over since.
+    private var drawnAhead = false
 
     /// How this output shows part of a buffer longer than the screen.
     public enum Panning: Equatable, Sendable, CustomStringConvertible {
@@ -162,6 +165,7 @@ public final class KMSOutput {
         // A buffer longer than the screen (it was panned) takes the frame in its first screenful.
         draw(buffers[back].surface(size), &contents[back])
         drawnLong[back] = false
+        drawnAhead = false
         try show(back, window: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
     }
 
@@ -173,9 +177,41 @@ public final class KMSOutput {
     /// a buffer that size (asked once per size; it then cannot pan at all).
     public func presentLong(size bufferSize: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(DRMError) -> Bool {
         precondition(!flipPending, "present while a flip is pending would draw into the scanned-out buffer")
+        let presenting = MonotonicClock.now()
+        guard try drawLong(size: bufferSize, window: window, draw) else { return false }
+        lastPresent = presenting
+        try show(1 - front, window: window)
+        return true
+    }
+
+    /// Draws a long buffer as ``presentLong(size:window:_:)`` does, and
+    /// shows nothing: it waits in the buffer not on screen, for
+    /// ``presentDrawnAhead(window:)``, until a frame is drawn there. The
+    /// show draws a slide's buffer while the strip rests before it, so
+    /// the slide's first frame, like the rest, only moves the window.
+    public func drawLongAhead(of bufferSize: PixelSize, _ draw: (PixelSurface) -> Void) throws(DRMError) -> Bool {
+        precondition(!flipPending, "drawing while a flip is pending would draw into the scanned-out buffer")
+        return try drawLong(size: bufferSize, window: PixelRect(x: 0, y: 0, width: size.width, height: size.height), draw)
+    }
+
+    /// Shows `window` of the long buffer drawn ahead. False when the
+    /// buffer not on screen no longer holds it (a frame was drawn there
+    /// since, or the mode is to be set again): the frame must be drawn.
+    public func presentDrawnAhead(window: PixelRect) throws(DRMError) -> Bool {
+        precondition(!flipPending, "present while a flip is pending")
+        guard started, drawnAhead else { return false }
+        lastPresent = MonotonicClock.now()
+        try show(1 - front, window: window)
+        return true
+    }
+
+    /// Draws a long buffer into the buffer not on screen; `window` is what
+    /// a first test commit of its size shows. False when it cannot pan.
+    private func drawLong(size bufferSize: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(DRMError) -> Bool {
         guard started, let plane, panMethod == .sourceRectangle || panMethod == .offsetFramebuffers,
               bufferSize.width <= largestFramebuffer.width, bufferSize.height <= largestFramebuffer.height else { return false }
         let back = 1 - front
+        drawnAhead = false
         if buffers[back].size != bufferSize {
             buffers[back] = try DumbBuffer(card: card, size: bufferSize)
             contents[back] = BufferContents()
@@ -188,12 +224,11 @@ public final class KMSOutput {
             if answer != 0 { panMethod = .unavailable("the driver refused a test commit of a \(bufferSize) buffer (\(Errno(-answer)))") }
         }
         guard tested[bufferSize] == true else { return false }
-        lastPresent = MonotonicClock.now()
         draw(buffers[back].surface)
         // The compositor's memory of the buffer no longer holds.
         contents[back] = BufferContents()
         drawnLong[back] = true
-        try show(back, window: window)
+        drawnAhead = true
         return true
     }
 
@@ -219,6 +254,8 @@ public final class KMSOutput {
     /// then by an atomic commit of the plane, or a legacy page flip.
     private func show(_ index: Int, window: PixelRect) throws(DRMError) {
         let (framebuffer, source) = try scanout(of: index, window: window)
+        // Once on screen, the buffer drawn ahead is no longer ahead.
+        if index != front || !started { drawnAhead = false }
         if !started {
             try calls.setCRTC(to: framebuffer, x: source.x, y: source.y)
             started = true

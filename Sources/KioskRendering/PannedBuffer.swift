@@ -78,6 +78,16 @@ public struct PannedBuffer: Sendable {
         return strip.panelOrigin(ofWindowAt: left, turnedBy: renderer.rotation)
     }
 
+    /// True when `other` would draw exactly what this draws: the same
+    /// stretch, cells, brightness, and the very same pictures and captions.
+    public func isSameDrawing(as other: PannedBuffer) -> Bool {
+        guard strip == other.strip, cells == other.cells, brightness == other.brightness,
+              renderer.rotation == other.renderer.rotation, pictures.count == other.pictures.count else { return false }
+        return pictures.allSatisfy { content, picture in
+            other.pictures[content].map(picture.sharesPixels(with:)) == true && Self.same(captions[content], other.captions[content])
+        }
+    }
+
     private static func same(_ a: OverlayLayer?, _ b: OverlayLayer?) -> Bool {
         switch (a, b) {
         case (nil, nil): true

@@ -122,6 +122,56 @@ import Testing
         #expect(run.show.statistics.framesPanned > panned, "the settle from 2.5 to 2 is panned")
     }
 
+    /// While the strip rests, the next slide's long buffer is drawn ahead
+    /// into the buffer not on screen: every frame of each slide, its first
+    /// too, is then a window of it, and each is the snapshot.
+    @Test func theNextSlideIsDrawnAtRestAndEveryFrameOfItIsAWindow() throws {
+        let folder = try photos()
+        let run = try SimulatedShow(showSettings(folder, interval: 2, transition: 0.5))
+        #expect(try runCheckingFrames(run, until: 5) == run.frames.count)
+        let statistics = run.show.statistics
+        #expect(statistics.slides == 2)
+        // Only the first frame (the mode set) is drawn; no frame draws a long buffer.
+        #expect(statistics.framesComposed == 1 && statistics.longBuffersDrawn == 0, "\(statistics)")
+        #expect(statistics.framesPanned == statistics.framesShown - 1)
+        // Before each slide, and before the third, at rest after the second.
+        #expect(statistics.longBuffersDrawnAhead == 3, "\(statistics.longBuffersDrawnAhead) drawn ahead")
+    }
+
+    /// A paused show draws nothing ahead: a `next` then draws its buffer
+    /// as the slide starts. A frame composed over the buffer drawn ahead
+    /// (a message at rest) uses it up: the slide after draws its own,
+    /// and every frame is still the snapshot.
+    @Test func nothingIsDrawnAheadWhilePausedAndAComposedFrameUsesItUp() throws {
+        let folder = try photos()
+        var settings = showSettings(folder, interval: 1000, transition: 0.5)
+        settings.text.font = "DejaVu Sans"
+        let run = try SimulatedShow(settings)
+        run.command(.pause)
+        run.run(until: 1)
+        #expect(run.show.statistics.longBuffersDrawnAhead == 0)
+        run.command(.move(by: 1))
+        #expect(try runCheckingFrames(run, until: 2) == run.frames.count - 1)
+        #expect(run.show.statistics.longBuffersDrawn == 1)
+        run.command(.resume)
+        run.run(until: 3)
+        #expect(run.show.statistics.longBuffersDrawnAhead == 1)
+        // A fixed overlay at rest: that frame is composed, into the buffer that held the drawing ahead.
+        run.controller.message(.show("Back at two", seconds: 1))
+        let frames = run.frames.count
+        run.run(until: 5)
+        #expect(run.frames.count > frames)
+        let drawnBefore = run.show.statistics.longBuffersDrawn + run.show.statistics.longBuffersDrawnAhead
+        run.command(.move(by: 1))
+        let checkedFrom = run.frames.count
+        run.run(until: 6)
+        for frame in run.frames[checkedFrom...] {
+            let snapshot = try run.snapshot(at: run.show.schedule.position(at: frame.shownAt))
+            #expect(zip(frame.pixels.pixels, snapshot.pixels).filter { $0 != $1 }.isEmpty, "frame at \(frame.shownAt)")
+        }
+        #expect(run.show.statistics.longBuffersDrawn + run.show.statistics.longBuffersDrawnAhead > drawnBefore)
+    }
+
     @Test func holdIsParsedAndBadPositionsAreRefused() throws {
         #expect(try ControlRequest(parsing: "hold 2.5") == .hold(2.5))
         for bad in ["hold", "hold -1", "hold nan", "hold 1e400", "hold 2.5 3"] {
@@ -138,6 +188,10 @@ import Testing
         #expect(ShowEvent.stopped(reason: nil, statistics: stats).logLine(verbose: false)?.text
                 == "stopping after 1 slide(s), 32 frame(s) (29 panned), 0 refresh(es) missed during slides; "
                 + "CPU per frame: panned 0.052 ms, composed 4.100 ms, 1 long buffer(s) drawn 9.000 ms each")
+        stats.longBuffersDrawnAhead = 2
+        stats.longBuffersCPU = 0.027
+        #expect(ShowEvent.stopped(reason: nil, statistics: stats).logLine(verbose: false)?.text.hasSuffix(
+            "composed 4.100 ms, 3 long buffer(s) drawn (2 ahead of their slide) 9.000 ms each") == true)
     }
 
     /// An animated picture playing on screen during a slide: its new frames

@@ -42,6 +42,23 @@ func fourColours() throws -> PictureFolder {
 
     /// `first_picture_ms` ends at the first frame whose centre shows the
     /// centred picture, not at the first frame; every frame's composition is timed.
+    /// `status` counts the pictures on screen still decoding (their slots
+    /// show the background) until they arrive: a script waits for 0.
+    @Test func statusSaysHowManyPicturesOnScreenAreStillDecoding() throws {
+        let folder = try fourColours()
+        let run = try SimulatedShow(showSettings(folder), holding: ["b.png"])
+        run.run(until: 1)
+        let commands = ControlCommands(controller: run.controller, started: 0, wakeUp: { 0 })
+        #expect(commands.status.reply["pictures_waiting"] == .int(1))
+        // The right neighbour's slot is the background.
+        let right = try #require(run.screen.shown)
+        #expect(right != (try run.snapshot(at: 0)))
+        run.decoder.letGo()
+        run.run(until: 2)
+        #expect(commands.status.reply["pictures_waiting"] == .int(0))
+        #expect(run.screen.shown == (try run.snapshot(at: 0)))
+    }
+
     @Test func theFirstFrameWithTheCentredPictureIsTimed() throws {
         let folder = try fourColours()
         let run = try SimulatedShow(showSettings(folder))

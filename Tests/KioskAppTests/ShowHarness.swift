@@ -29,8 +29,23 @@ final class InlineDecoder: PictureDecoder {
         requests += 1
         for key in keys where done.insert(key).inserted {
             decodedKeys.append(key)
-            finished.append(recipe.outcome(of: key))
+            if key.files.contains(where: { holding.contains(Playlist.fileName(of: $0)) }) {
+                held.append(recipe.outcome(of: key))
+            } else {
+                finished.append(recipe.outcome(of: key))
+            }
         }
+    }
+
+    /// File names whose pictures are held back, as a slow decode would be, until ``letGo()``.
+    var holding: Set<String> = []
+    private var held: [DecodeOutcome] = []
+
+    /// The pictures held back are finished now.
+    func letGo() {
+        finished += held
+        held = []
+        holding = []
     }
 
     func takeFinished() -> [DecodeOutcome] {
@@ -99,11 +114,13 @@ final class SimulatedShow {
     /// The operator's log for those events, `--verbose`.
     var log: [String] { events.compactMap { $0.logLine(verbose: true)?.text } }
 
-    init(_ settings: KioskSettings, panel: PixelSize = PixelSize(width: 480, height: 270), startAt index: Int = 0) throws {
+    /// `holding`: file names whose pictures the decoder holds back from the start (``InlineDecoder/holding``).
+    init(_ settings: KioskSettings, panel: PixelSize = PixelSize(width: 480, height: 270), startAt index: Int = 0, holding: Set<String> = []) throws {
         self.settings = settings
         screen = try HeadlessScreen(panel: panel, vblankTimer: false, now: 0)
         let assembly = try ShowAssembly(settings: settings, panel: panel)
         decoder = InlineDecoder(assembly.recipe)
+        decoder.holding = holding
         controller = ShowController(
             show: assembly.makeShow(on: screen, decoder: decoder, startAt: index, now: 0), clock: { [unowned self] in now })
         subscriptions = [
@@ -196,6 +213,14 @@ final class FailingScreen: ShowScreen {
     func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool {
         try counted()
         return inner.presentLong(at: now, size: size, window: window, draw)
+    }
+    func drawLongAhead(size: PixelSize, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool {
+        if failing { throw .display(failure) }
+        return inner.drawLongAhead(size: size, draw)
+    }
+    func presentDrawnAhead(at now: Double, window: PixelRect) throws(ScreenError) -> Bool {
+        try counted()
+        return inner.presentDrawnAhead(at: now, window: window)
     }
     func pan(at now: Double, to window: PixelRect) throws(ScreenError) -> Bool {
         try counted()

@@ -168,6 +168,7 @@ final class ControlCommands {
         status.order = show.strip.order
         status.taken = show.centred.info?.dateTaken
         status.pictureSize = show.centred.info?.originalSize
+        status.picturesWaiting = show.strip.waitingOnScreen
         return status
     }
 }

@@ -26,7 +26,9 @@ struct PictureNeighbourhood {
     }
 
     /// True when every slot on screen has its picture.
-    var allOnScreen: Bool { unitsOnScreen.allSatisfy { pictures.picture($0) != nil } }
+    var allOnScreen: Bool { waitingOnScreen == 0 }
+    /// The pictures on screen not decoded yet: their slots show the background.
+    var waitingOnScreen: Int { unitsOnScreen.filter { pictures.picture($0) == nil }.count }
 
     /// Files whose sizes to read next (`portrait_pairs`), nearest the
     /// centre first: a few while a unit near the screen still waits for

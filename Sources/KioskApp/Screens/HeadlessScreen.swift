@@ -28,6 +28,8 @@ final class HeadlessScreen: ShowScreen {
     private var pending: (buffer: Int, window: PixelRect, shownAt: Double)?
     /// Whether each buffer holds a long buffer drawn whole, not a composed frame.
     private var drawnLong = [false, false]
+    /// The buffer not on screen holds a long buffer drawn ahead, not shown yet.
+    private var drawnAhead = false
     private let vblank: OneShotTimer?
     /// A refresh happens at `phase + k * refreshPeriod`.
     private let phase: Double
@@ -71,11 +73,18 @@ final class HeadlessScreen: ShowScreen {
             draw(PixelSurface(base: bytes.baseAddress!, size: panel, bytesPerRow: rowBytes), &contents[back])
         }
         drawnLong[back] = false
+        drawnAhead = false
         queue(back, window: PixelRect(x: 0, y: 0, width: panel.width, height: panel.height), at: now)
     }
 
     func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) -> Bool {
-        precondition(pending == nil, "present while a flip is pending")
+        guard drawLongAhead(size: size, draw), let front else { return false }
+        queue(1 - front, window: window, at: now)
+        return true
+    }
+
+    func drawLongAhead(size: PixelSize, _ draw: (PixelSurface) -> Void) -> Bool {
+        precondition(pending == nil, "drawing while a flip is pending")
         guard let front, size.width <= Self.largestBuffer.width, size.height <= Self.largestBuffer.height else { return false }
         let back = 1 - front
         if buffers[back].size != size {
@@ -86,7 +95,14 @@ final class HeadlessScreen: ShowScreen {
         buffers[back].withSurface(draw)
         contents[back] = BufferContents()
         drawnLong[back] = true
-        queue(back, window: window, at: now)
+        drawnAhead = true
+        return true
+    }
+
+    func presentDrawnAhead(at now: Double, window: PixelRect) -> Bool {
+        precondition(pending == nil, "present while a flip is pending")
+        guard let front, drawnAhead else { return false }
+        queue(1 - front, window: window, at: now)
         return true
     }
 
@@ -98,6 +114,7 @@ final class HeadlessScreen: ShowScreen {
     }
 
     private func queue(_ buffer: Int, window: PixelRect, at now: Double) {
+        if buffer != front { drawnAhead = false }
         // In real time the frame makes the refresh after drawing *ended*: a
         // slow composition misses its refresh, as it would on a display.
         let queued = vblank == nil ? now : MonotonicClock.now()
@@ -124,6 +141,7 @@ final class HeadlessScreen: ShowScreen {
     func powerOff() {
         pending = nil
         front = nil
+        drawnAhead = false
     }
 
     func powerOn() {}

@@ -22,6 +22,14 @@ extension KMSOutput: ShowScreen {
         do { return try presentLong(size: size, window: window, draw) } catch { throw .display(error) }
     }
 
+    func drawLongAhead(size: PixelSize, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool {
+        do { return try drawLongAhead(of: size, draw) } catch { throw .display(error) }
+    }
+
+    func presentDrawnAhead(at now: Double, window: PixelRect) throws(ScreenError) -> Bool {
+        do { return try presentDrawnAhead(window: window) } catch { throw .display(error) }
+    }
+
     func pan(at now: Double, to window: PixelRect) throws(ScreenError) -> Bool {
         do { return try pan(to: window) } catch { throw .display(error) }
     }

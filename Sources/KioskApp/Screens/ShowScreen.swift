@@ -35,6 +35,14 @@ protocol ShowScreen: AnyObject {
     /// into the buffer not on screen and queues its `window`. False, with
     /// nothing drawn, when the screen cannot show it (``panning`` then says why).
     func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool
+    /// Draws a long buffer as ``presentLong(at:size:window:_:)`` does into
+    /// the buffer not on screen, and queues nothing: it waits there for
+    /// ``presentDrawnAhead(at:window:)`` until a frame is drawn over it.
+    /// False, with nothing drawn, when the screen cannot show it.
+    func drawLongAhead(size: PixelSize, _ draw: (PixelSurface) -> Void) throws(ScreenError) -> Bool
+    /// Queues `window` of the long buffer drawn ahead. False when the
+    /// buffer not on screen no longer holds it: the frame must be drawn.
+    func presentDrawnAhead(at now: Double, window: PixelRect) throws(ScreenError) -> Bool
     /// Queues another `window` of the long buffer on screen, drawing
     /// nothing. False when the buffer on screen is not a long one (after a
     /// mode set, a composed frame): the frame must be drawn.

@@ -184,6 +184,17 @@ final class FramePacer {
         return nil
     }
 
+    /// Draws a long buffer ahead of a slide by `draw` (which returns false
+    /// when the screen cannot), counting its CPU with the long buffers'.
+    /// A screen that fails here is not said: the next frame will say it.
+    func drawAhead(_ draw: () throws(ScreenError) -> Bool) -> Bool {
+        let cpuStarted = cpuClock()
+        guard (try? draw()) == true else { return false }
+        statistics.longBuffersCPU += cpuClock() - cpuStarted
+        statistics.longBuffersDrawnAhead += 1
+        return true
+    }
+
     /// What became of a frame handed to ``present(at:lateBy:panned:_:)``.
     enum Presented: Equatable {
         /// Queued, for this refresh.

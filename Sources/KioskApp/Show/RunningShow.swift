@@ -260,7 +260,10 @@ final class RunningShow {
             pacer.frameNeeded = true
         }
         guard !pacer.unseen, !screen.flipPending else { return }
-        guard let position = positionToDraw(at: now) else { return pacer.nothingToDraw(moving: schedule.isMoving(at: now)) }
+        guard let position = positionToDraw(at: now) else {
+            pacer.nothingToDraw(moving: schedule.isMoving(at: now))
+            return drawAheadOfTheNextSlide(at: now)
+        }
         guard let lateness = pacer.drawingAllowed(at: now, held: schedule.isHeld) else { return }
         draw(at: position, moving: pacer.drawnPosition.map { $0 != position } ?? false, now: now, lateBy: lateness)
     }
@@ -308,6 +311,29 @@ final class RunningShow {
         }
     }
 
+    /// At rest, unpaused, with nothing to draw: the next slide's long
+    /// buffer is drawn now into the buffer not on screen
+    /// (``ShowPanner/bufferAhead(of:at:layout:playlist:brightness:overlays:plain:caption:picture:)``),
+    /// once for what is on screen, so the slide's first frame is a window
+    /// of it. Not while an animation plays (its frames would draw over it),
+    /// zoomed, or while a finger holds the strip.
+    private func drawAheadOfTheNextSlide(at now: Double) {
+        guard !schedule.isPaused, !schedule.isHeld, !schedule.isMoving(at: now), strip.nextFrameDue == nil, !zoom.isZoomed,
+              let position = pacer.drawnPosition, position == Double(schedule.target),
+              let buffer = panner.bufferAhead(
+                of: cells(at: position, shownAt: now), at: position, layout: layout, playlist: strip.decoded.index,
+                brightness: softwareBrightness, overlays: texts.overlays(), plain: strip.change == nil, caption: caption(of:), picture: picture(of:))
+        else { return }
+        let drawn = pacer.drawAhead { () throws(ScreenError) -> Bool in
+            try screen.drawLongAhead(size: buffer.panelSize) { surface in buffer.draw(into: surface) }
+        }
+        if drawn {
+            panner.drewAhead(buffer)
+        } else if case .unavailable = screen.panning {
+            emit(.panningChanged(panner.refused(screen.panning)))
+        }
+    }
+
     /// Shows the frame at `position`: a window of the long buffer on
     /// screen, a long buffer drawn, or the frame composed (``ShowPanner``).
     /// Returns the refresh it is for, or nil when the screen failed.
@@ -335,6 +361,10 @@ final class RunningShow {
             }
             // Refused for good (a test commit failed): composed from now on.
             if presented == .declined, case .unavailable = screen.panning { emit(.panningChanged(panner.refused(screen.panning))) }
+        case .showAhead(_, let window):
+            presented = pacer.present(at: now, lateBy: lateness, way: .panned) { () throws(ScreenError) -> Bool in
+                try screen.presentDrawnAhead(at: now, window: window)
+            }
         case .compose:
             break
         }

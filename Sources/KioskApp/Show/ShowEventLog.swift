@@ -55,10 +55,12 @@ extension ShowEvent {
             var line = "stopping\(reason.map { " on " + $0 } ?? "") after \(stats.slides) slide(s), "
                 + "\(stats.framesShown) frame(s) (\(stats.framesPanned) panned), \(stats.refreshesMissed) refresh(es) missed during slides"
             let composed = stats.framesComposed - stats.longBuffersDrawn
+            let longBuffers = stats.longBuffersDrawn + stats.longBuffersDrawnAhead
+            let ahead = stats.longBuffersDrawnAhead > 0 ? " (\(stats.longBuffersDrawnAhead) ahead of their slide)" : ""
             if stats.framesPanned > 0 && composed > 0 {
                 line += "; CPU per frame: panned \(microsecondsAsMilliseconds(stats.pannedFramesCPU / Double(stats.framesPanned))), "
                     + "composed \(microsecondsAsMilliseconds(stats.composedFramesCPU / Double(composed))), "
-                    + "\(stats.longBuffersDrawn) long buffer(s) drawn \(microsecondsAsMilliseconds(stats.longBuffersCPU / Double(max(1, stats.longBuffersDrawn)))) each"
+                    + "\(longBuffers) long buffer(s) drawn\(ahead) \(microsecondsAsMilliseconds(stats.longBuffersCPU / Double(max(1, longBuffers)))) each"
             }
             let latency = stats.inputToPhoton
             if let median = latency.percentile(0.5), let p99 = latency.percentile(0.99) {

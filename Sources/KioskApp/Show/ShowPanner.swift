@@ -23,6 +23,9 @@ struct ShowPanner {
     private(set) var configured = false
     /// The long buffer queued or on screen; nil after a composed frame.
     private var onScreen: PannedBuffer?
+    /// The long buffer drawn ahead into the buffer not on screen, while the
+    /// strip rested before a slide (``bufferAhead(of:at:layout:playlist:brightness:overlays:plain:caption:picture:)``).
+    private var ahead: PannedBuffer?
     /// The positions of the last long buffer drawn, until the strip stops:
     /// a moving frame inside them that could not be a window (an animated
     /// picture's new frame, the clock turning) is composed, and so are the
@@ -40,6 +43,8 @@ struct ShowPanner {
         case pan(PixelRect)
         /// Draw this long buffer and show this window of it.
         case drawLong(PannedBuffer, PixelRect)
+        /// Show this window of the long buffer drawn ahead.
+        case showAhead(PannedBuffer, PixelRect)
         /// Compose the frame.
         case compose
     }
@@ -72,6 +77,7 @@ struct ShowPanner {
     /// are composed from now on. Returns the log line.
     mutating func refused(_ screen: ScreenPanning) -> String {
         onScreen = nil
+        ahead = nil
         if case .unavailable(let reason) = screen { offReason = reason } else { offReason = "the display refused a long buffer" }
         lastLine = "panning: off (\(offReason!))"
         return lastLine!
@@ -92,6 +98,9 @@ struct ShowPanner {
         if let onScreen, let origin = onScreen.origin(of: cells, brightness: brightness, overlays: overlays, caption: caption, picture: picture) {
             return .pan(window(origin))
         }
+        if let ahead, let origin = ahead.origin(of: cells, brightness: brightness, overlays: overlays, caption: caption, picture: picture) {
+            return .showAhead(ahead, window(origin))
+        }
         // A new buffer only for a strip that moves out of the last one drawn.
         guard !still, drawnRange.map({ !$0.contains(position) }) ?? true else { return .compose }
         let reach: ClosedRange<Double>
@@ -111,17 +120,46 @@ struct ShowPanner {
     mutating func shown(_ plan: Plan, still: Bool) {
         switch plan {
         case .pan: break
-        case .drawLong(let buffer, _):
+        case .drawLong(let buffer, _), .showAhead(let buffer, _):
             onScreen = buffer
             drawnRange = buffer.strip.positions
-        case .compose: onScreen = nil
+            ahead = nil
+        case .compose:
+            onScreen = nil
+            ahead = nil
         }
         if still { drawnRange = nil }
     }
+
+    /// The long buffer to draw now, while the strip rests at `position`
+    /// (the frame of `cells` on screen), for the slide to `position + 1`
+    /// that comes next: the automatic slide, or a `next`. Drawn ahead into
+    /// the buffer not on screen, it makes that slide's first frame a window
+    /// like the rest: a long buffer takes more than a refresh to draw on a
+    /// small board at 4K (6608x2160 on a Pi 4: about two frames' worth of
+    /// composition), and drawn as the slide starts it cost the slide its
+    /// first refreshes. Nil when there is nothing to draw: panning is off,
+    /// the frame at rest is not a window of it (an overlay, a picture that
+    /// leans), or the same buffer is drawn ahead already.
+    func bufferAhead(
+        of cells: [StripCell], at position: Double, layout: ShowLayout, playlist: CircularIndex, brightness: Int,
+        overlays: [PlacedOverlay], plain: Bool, caption: (StripCell.Content) -> OverlayLayer?, picture: (StripCell.Content) -> RasterImage?
+    ) -> PannedBuffer? {
+        guard offReason == nil, plain, overlays.isEmpty,
+              let strip = PannedStrip(geometry: layout.geometry, covering: position...(position + 1), maximumLength: maximumLength) else { return nil }
+        let buffer = PannedBuffer(strip: strip, screen: layout.renderer, playlist: playlist, brightness: brightness, caption: caption, picture: picture)
+        if let ahead, ahead.isSameDrawing(as: buffer) { return nil }
+        guard buffer.origin(of: cells, brightness: brightness, overlays: overlays, caption: caption, picture: picture) != nil else { return nil }
+        return buffer
+    }
+
+    /// `buffer` was drawn ahead (``bufferAhead(of:at:layout:playlist:brightness:overlays:plain:caption:picture:)``).
+    mutating func drewAhead(_ buffer: PannedBuffer) { ahead = buffer }
 
     /// The screen no longer shows what it did (a new screen, a mode set to come): the next frame starts afresh.
     mutating func forget() {
         onScreen = nil
         drawnRange = nil
+        ahead = nil
     }
 }

@@ -64,6 +64,8 @@ struct ShowSnapshot {
         /// Every slot on screen has its picture: a frame drawn now is the
         /// whole picture, not the background where a neighbour still decodes.
         let allOnScreen: Bool
+        /// How many pictures on screen are still being decoded (`pictures_waiting`).
+        let waitingOnScreen: Int
     }
 
     /// The panel and how the strip lies on it.
@@ -105,7 +107,8 @@ extension RunningShow {
             strip: .init(
                 slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
                 paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, order: order,
-                lastPresence: schedule.lastPresence, held: schedule.isHeld, motion: schedule.motion, allOnScreen: pictures.allOnScreen),
+                lastPresence: schedule.lastPresence, held: schedule.isHeld, motion: schedule.motion, allOnScreen: pictures.allOnScreen,
+                waitingOnScreen: pictures.waitingOnScreen),
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,

@@ -38,6 +38,8 @@ public struct ControlStatus: Equatable, Sendable {
     public var statistics: ShowStatistics
     public var cacheBytes: Int
     public var cacheBudgetBytes: Int
+    /// Pictures on screen still being decoded: their slots show the background.
+    public var picturesWaiting = 0
     /// What was asked of the display's power: `on`, `off` or `schedule` (``DisplayPower/requested``).
     public var displayPower = "on"
     /// Whether the display is on, and if not why (``DisplayState``).
@@ -127,6 +129,7 @@ public struct ControlStatus: Equatable, Sendable {
             "slides": .int(statistics.slides),
             "cache_bytes": .int(cacheBytes),
             "cache_budget_bytes": .int(cacheBudgetBytes),
+            "pictures_waiting": .int(picturesWaiting),
             "version": .string(KioskVersion.current),
         ])
     }

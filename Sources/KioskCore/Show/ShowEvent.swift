@@ -14,10 +14,13 @@ public struct ShowStatistics: Equatable, Sendable {
     public var framesComposed = 0
     /// Of the frames composed, those that drew a long buffer for panning.
     public var longBuffersDrawn = 0
+    /// Long buffers drawn while the strip rested before a slide, for its
+    /// frames to be windows of: not frames, so not in ``framesComposed``.
+    public var longBuffersDrawnAhead = 0
     /// The display loop's CPU seconds (its thread's, kernel calls included)
     /// spent making and presenting the frames of each kind: panned,
-    /// composed (a screenful), long buffers drawn. `pan_frame_cpu_ratio`
-    /// divides the first two averages.
+    /// composed (a screenful), long buffers drawn (for a frame or ahead).
+    /// `pan_frame_cpu_ratio` divides the first two averages.
     public var pannedFramesCPU = 0.0
     public var composedFramesCPU = 0.0
     public var longBuffersCPU = 0.0
