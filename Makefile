@@ -30,13 +30,15 @@ reference:
 
 # The benchmark figures (docs/benchmarks.md). The first run generates 1,000
 # 24-megapixel photos (about 5 GB, 5 minutes) under .build/bench-pictures;
-# hotplug_recovery_ms boots the test VM (scripts/bench-vm, about 2 minutes).
+# hotplug_recovery_ms and the panning figures boot the test VM (scripts/bench-vm,
+# about 8 minutes); scripts/bench-busy-headless takes 2.
 bench:
 	scripts/install-deps
 	swift build -c release --static-swift-stdlib --product kioskd-bench
 	swift build -c release --static-swift-stdlib --product kioskd
 	.build/release/kioskd-bench
 	scripts/bench-vm
+	scripts/bench-busy-headless
 
 # The programs, units, sysusers and tmpfiles snippets, config, man pages,
 # completions and demo pictures; enables nothing.
