@@ -75,7 +75,8 @@
     F(FcPatternGetString)
 
 #define EXEMPI_FUNCTIONS(F) \
-    F(xmp_files_free) F(xmp_files_get_new_xmp) F(xmp_files_open_new) F(xmp_free) F(xmp_get_localized_text) F(xmp_init) \
+    F(xmp_files_free) F(xmp_files_get_new_xmp) F(xmp_files_open_new) F(xmp_free) F(xmp_get_localized_text) \
+    F(xmp_get_property) F(xmp_init) F(xmp_namespace_prefix) \
     F(xmp_string_cstr) F(xmp_string_free) F(xmp_string_new)
 
 #define IPTCDATA_FUNCTIONS(F) \

@@ -10,7 +10,16 @@ public enum EXIFDateTaken {
     /// local time (EXIF stores no time zone), or nil when the file has no
     /// readable date.
     public static func read(_ jpeg: [UInt8]) -> Int64? {
-        let prefix = jpeg.prefix(EXIFOrientation.searchLimit)
+        guard let value = exifIFDValue(EXIF_TAG_DATE_TIME_ORIGINAL, in: jpeg), value.format == EXIF_FORMAT_ASCII, value.bytes.count >= 19
+        else { return nil }
+        return seconds(fromEXIF: Array(value.bytes.prefix(19)))
+    }
+
+    /// The value of `tag` in the Exif IFD of `exif` (a JPEG's first bytes,
+    /// or an `Exif` item's TIFF), read by libexif, with its format; nil when
+    /// there is none.
+    static func exifIFDValue(_ tag: ExifTag, in exif: [UInt8]) -> (format: ExifFormat, bytes: [UInt8])? {
+        let prefix = exif.prefix(EXIFOrientation.searchLimit)
         let data = prefix.withUnsafeBufferPointer { bytes in exif_data_new_from_data(bytes.baseAddress, UInt32(bytes.count)) }
         guard let data else { return nil }
         defer { exif_data_unref(data) }
@@ -19,10 +28,9 @@ public enum EXIFDateTaken {
                 $0[Int(EXIF_IFD_EXIF.rawValue)]
             }
         }
-        guard let exifIFD, let entry = exif_content_get_entry(exifIFD, EXIF_TAG_DATE_TIME_ORIGINAL),
-              entry.pointee.format == EXIF_FORMAT_ASCII, let value = entry.pointee.data, entry.pointee.size >= 19
+        guard let exifIFD, let entry = exif_content_get_entry(exifIFD, tag), let value = entry.pointee.data, entry.pointee.size > 0
         else { return nil }
-        return seconds(fromEXIF: Array(UnsafeBufferPointer(start: value, count: 19)))
+        return (entry.pointee.format, Array(UnsafeBufferPointer(start: value, count: Int(entry.pointee.size))))
     }
 
     /// `"YYYY:MM:DD HH:MM:SS"` as local time; nil when malformed (cameras write `"    :  :  "` for unknown).

@@ -54,7 +54,7 @@ public enum PhotoTitle {
     /// Exempi's toolkit, mapped on first use (``OnDemandLibrary``) and
     /// started once for the process (its calls are safe from any thread
     /// after): true when it started.
-    private static let xmpToolkit = Result { () throws(MissingLibrary) in
+    static let xmpToolkit = Result { () throws(MissingLibrary) in
         try OnDemandLibrary.exempi.open()
         return xmp_init()
     }

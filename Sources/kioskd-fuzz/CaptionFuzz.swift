@@ -47,3 +47,22 @@ func readTitle(_ bytes: UnsafeRawBufferPointer) {
 
 /// One scratch file for the titles' run, in this process's own name.
 let titleFile = NSTemporaryDirectory() + "kioskd-fuzz-title-\(getpid()).jpg"
+
+/// The fuzz target for motion photos (`motion`): any bytes as a photo
+/// whose embedded movie is looked for (Samsung's trailer, Google's XMP
+/// read by Exempi, the `ftyp` scan) and whose Live Photo identifier is
+/// read (libexif and ``AppleMakerNote``). Nothing may crash or hang, and a
+/// movie found lies inside the file and opens with an `ftyp` box.
+func findMotion(_ bytes: UnsafeRawBufferPointer) {
+    let path = motionFile
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return }
+    if let range = MotionPhotoProbe.video(in: path) {
+        check(range.lowerBound >= 0 && range.upperBound <= Int64(bytes.count) && !range.isEmpty, "a movie at \(range) in \(bytes.count) bytes")
+        let start = Int(range.lowerBound)
+        check(start + 8 <= bytes.count && Array(bytes[(start + 4)..<(start + 8)]) == Array("ftyp".utf8), "a movie at \(range) without ftyp")
+    }
+    _ = AppleContentIdentifier.read(Array(bytes.prefix(128 * 1024)))
+}
+
+/// One scratch file for the motion photos' run, in this process's own name.
+let motionFile = NSTemporaryDirectory() + "kioskd-fuzz-motion-\(getpid()).jpg"
