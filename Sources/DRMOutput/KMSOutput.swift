@@ -191,7 +191,8 @@ public final class KMSOutput {
     /// the slide's first frame, like the rest, only moves the window.
     public func drawLongAhead(of bufferSize: PixelSize, _ draw: (PixelSurface) -> Void) throws(DRMError) -> Bool {
         precondition(!flipPending, "drawing while a flip is pending would draw into the scanned-out buffer")
-        return try drawLong(size: bufferSize, window: PixelRect(x: 0, y: 0, width: size.width, height: size.height), draw)
+        drawnAhead = try drawLong(size: bufferSize, window: PixelRect(x: 0, y: 0, width: size.width, height: size.height), draw)
+        return drawnAhead
     }
 
     /// Shows `window` of the long buffer drawn ahead. False when the
@@ -201,12 +202,14 @@ public final class KMSOutput {
         precondition(!flipPending, "present while a flip is pending")
         guard started, drawnAhead else { return false }
         lastPresent = MonotonicClock.now()
+        drawnAhead = false
         try show(1 - front, window: window)
         return true
     }
 
-    /// Draws a long buffer into the buffer not on screen; `window` is what
-    /// a first test commit of its size shows. False when it cannot pan.
+    /// Draws a long buffer into the buffer not on screen (what was drawn
+    /// there ahead is gone); `window` is what a first test commit of its
+    /// size shows. False when it cannot pan.
     private func drawLong(size bufferSize: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) throws(DRMError) -> Bool {
         guard started, let plane, panMethod == .sourceRectangle || panMethod == .offsetFramebuffers,
               bufferSize.width <= largestFramebuffer.width, bufferSize.height <= largestFramebuffer.height else { return false }
@@ -228,7 +231,6 @@ public final class KMSOutput {
         // The compositor's memory of the buffer no longer holds.
         contents[back] = BufferContents()
         drawnLong[back] = true
-        drawnAhead = true
         return true
     }
 
@@ -254,8 +256,6 @@ public final class KMSOutput {
     /// then by an atomic commit of the plane, or a legacy page flip.
     private func show(_ index: Int, window: PixelRect) throws(DRMError) {
         let (framebuffer, source) = try scanout(of: index, window: window)
-        // Once on screen, the buffer drawn ahead is no longer ahead.
-        if index != front || !started { drawnAhead = false }
         if !started {
             try calls.setCRTC(to: framebuffer, x: source.x, y: source.y)
             started = true

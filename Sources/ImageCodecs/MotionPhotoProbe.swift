@@ -1,9 +1,6 @@
 import CExempi
 import KioskCore
 import SystemCalls
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Finds the video inside a motion photo's still: Samsung's trailer, then
 /// Google's XMP (Motion Photo 1.0's `Container:Directory`, or the older
@@ -31,9 +28,7 @@ public enum MotionPhotoProbe {
     /// The byte range of the video in the still at `path`, or nil when it
     /// has none that opens an MP4.
     public static func video(in path: String) -> Range<Int64>? {
-        guard let file = try? openRegularFile(path, limit: .max) else { return nil }
-        var info = stat()
-        guard fstat(file.rawValue, &info) == 0 else { return nil }
+        guard let file = try? openRegularFile(path, limit: .max), let info = try? status(of: file, path: path) else { return nil }
         let size = Int64(info.st_size)
         func bytes(at offset: Int64, _ count: Int) -> [UInt8] {
             guard offset >= 0, offset < size else { return [] }

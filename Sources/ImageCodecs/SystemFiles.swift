@@ -40,7 +40,8 @@ public func openRegularFile(_ path: String, limit: Int) throws(ImageFileError) -
     return file
 }
 
-private func status(of file: borrowing FileDescriptor, path: String) throws(ImageFileError) -> stat {
+/// `fstat` of the open `file`.
+func status(of file: borrowing FileDescriptor, path: String) throws(ImageFileError) -> stat {
     var info = stat()
     try about(path) { () throws(SystemCallError) in try retryingInterrupts("fstat") { fstat(file.rawValue, &info) } }
     return info

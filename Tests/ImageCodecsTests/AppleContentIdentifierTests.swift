@@ -1,5 +1,6 @@
 import ImageCodecs
 import Testing
+import TestSupport
 
 /// A Live Photo still's content identifier, from Apple's makernote as an
 /// iPhone writes it: big-endian TIFF, `Apple iOS\0`, tag 17 an ASCII UUID
@@ -56,13 +57,10 @@ import Testing
     @Test func brokenMakernotesNeverCrash() {
         let head = jpegHead(makernote: makernote([(tag: 0x0011, value: uuid)]))
         for cut in stride(from: 0, to: head.count, by: 3) { _ = AppleContentIdentifier.read(Array(head.prefix(cut))) }
-        var state: UInt64 = 48
+        var random = SplitMix(seed: 48)
         for _ in 0..<2000 {
             var mutated = head
-            for _ in 0..<3 {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                mutated[Int(state >> 33) % mutated.count] = UInt8(truncatingIfNeeded: state >> 13)
-            }
+            for _ in 0..<3 { mutated[random.below(mutated.count)] = UInt8(truncatingIfNeeded: random.next()) }
             _ = AppleContentIdentifier.read(mutated)
         }
     }

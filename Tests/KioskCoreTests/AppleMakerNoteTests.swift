@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 /// Tag 17 of Apple's makernote read from the makernote's own bytes, in
 /// either byte order, and nothing from makernotes that are not Apple's or

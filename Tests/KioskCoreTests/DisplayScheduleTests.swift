@@ -4,6 +4,7 @@ import KioskCore
 import PropertyBased
 #endif
 import Testing
+import TestSupport
 
 /// Unix seconds of a wall-clock time in `zone` (Foundation's calendar, independent of the schedule's own arithmetic).
 private func unix(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, in zone: TimeZone) -> Int64 {

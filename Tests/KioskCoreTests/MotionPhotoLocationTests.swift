@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 /// Finding a motion photo's video inside its still's file: Samsung's
 /// trailer, Google's container directory, the old MVIMG offset, and the

@@ -1,4 +1,5 @@
 #if !canImport(PropertyBased)
+import TestSupport
 /// A stand-in for the part of swift-property-based the property tests use
 /// (`Gen.int(in:)`, `map`, `array(of:)`, `propertyCheck(count:input:_:)`),
 /// compiled only where that package cannot be had: its one version in

@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 /// When a kiosk tries its broker again (issue 35: backoff with jitter, capped at a minute).
 @Suite struct ReconnectBackoffTests {

@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 /// `order = "shuffle"` over many rounds of the loop, sliding forward one
 /// picture at a time as the show does, with the reshuffles applied to a

@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 /// Seed 001's animation of playlist changes: the cells before and after are
 /// exactly the still strips of the old and new playlists, the centre keeps

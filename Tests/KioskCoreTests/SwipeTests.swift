@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 /// A finger on a 10-inch 1280x800 panel (16 px slop, flicks from 380 px/s
 /// after 25 px), driving a strip of 10 pictures whose page (slot and

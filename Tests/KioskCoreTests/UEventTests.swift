@@ -1,5 +1,6 @@
 import KioskCore
 import Testing
+import TestSupport
 
 @Suite struct UEventTests {
     func message(_ parts: [String]) -> [UInt8] { parts.flatMap { Array($0.utf8) + [0] } }

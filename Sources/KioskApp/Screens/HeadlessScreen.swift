@@ -78,15 +78,31 @@ final class HeadlessScreen: ShowScreen {
     }
 
     func presentLong(at now: Double, size: PixelSize, window: PixelRect, _ draw: (PixelSurface) -> Void) -> Bool {
-        guard drawLongAhead(size: size, draw), let front else { return false }
+        precondition(pending == nil, "present while a flip is pending")
+        guard drawLong(size: size, draw), let front else { return false }
         queue(1 - front, window: window, at: now)
         return true
     }
 
     func drawLongAhead(size: PixelSize, _ draw: (PixelSurface) -> Void) -> Bool {
         precondition(pending == nil, "drawing while a flip is pending")
+        drawnAhead = drawLong(size: size, draw)
+        return drawnAhead
+    }
+
+    func presentDrawnAhead(at now: Double, window: PixelRect) -> Bool {
+        precondition(pending == nil, "present while a flip is pending")
+        guard let front, drawnAhead else { return false }
+        drawnAhead = false
+        queue(1 - front, window: window, at: now)
+        return true
+    }
+
+    /// Draws a long buffer into the buffer not on screen (what was drawn there ahead is gone).
+    private func drawLong(size: PixelSize, _ draw: (PixelSurface) -> Void) -> Bool {
         guard let front, size.width <= Self.largestBuffer.width, size.height <= Self.largestBuffer.height else { return false }
         let back = 1 - front
+        drawnAhead = false
         if buffers[back].size != size {
             // The old buffer goes before the new one is made, never both at once.
             buffers[back] = RasterImage(size: PixelSize(width: 0, height: 0), filledWith: .black)
@@ -95,14 +111,6 @@ final class HeadlessScreen: ShowScreen {
         buffers[back].withSurface(draw)
         contents[back] = BufferContents()
         drawnLong[back] = true
-        drawnAhead = true
-        return true
-    }
-
-    func presentDrawnAhead(at now: Double, window: PixelRect) -> Bool {
-        precondition(pending == nil, "present while a flip is pending")
-        guard let front, drawnAhead else { return false }
-        queue(1 - front, window: window, at: now)
         return true
     }
 
@@ -114,7 +122,6 @@ final class HeadlessScreen: ShowScreen {
     }
 
     private func queue(_ buffer: Int, window: PixelRect, at now: Double) {
-        if buffer != front { drawnAhead = false }
         // In real time the frame makes the refresh after drawing *ended*: a
         // slow composition misses its refresh, as it would on a display.
         let queued = vblank == nil ? now : MonotonicClock.now()

@@ -34,8 +34,6 @@ public struct ClipPlayback: Equatable, Sendable {
     /// frame), once the decoder has read that far; a looping clip's is
     /// not an end.
     public private(set) var length: Double?
-    /// The time of the frame on screen.
-    public private(set) var shown: Double? = 0
     /// Frames let go without being shown: decoding fell behind.
     public private(set) var dropped = 0
 
@@ -100,7 +98,6 @@ public struct ClipPlayback: Equatable, Sendable {
         let now = clipTime(at: refresh) + period / 2 + Self.tolerance
         guard let index = ready.lastIndex(where: { $0 <= now }) else { return Choice(show: nil, release: 0) }
         dropped += index
-        shown = ready[index]
         return Choice(show: index, release: index + 1)
     }
 
