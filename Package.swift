@@ -99,6 +99,8 @@ let package = Package(
         .systemLibrary(name: "CHEIF", providers: [.apt(["libheif-dev"])]),
         // Not through pkg-config: its -DAVIF_DLL (for Windows) makes SwiftPM warn on every build.
         .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
+        // FFmpeg, loaded on first use like CAVIF: no pkg-config, which would link it.
+        .systemLibrary(name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         // libyuv: the planes of HEIF and AVIF photos, shrunk.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         // Text: libraqm (FriBidi's order, HarfBuzz's shaping) on FreeType's faces and glyphs.
@@ -126,7 +128,7 @@ let package = Package(
 
         // Files to pixels and back: JPEG (TurboJPEG), EXIF orientation and date (libexif), PNG (libspng).
         .target(
-            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF", "CWebP", "CHEIF", "CAVIF", "CYUV", "CExempi", "CIPTC"],
+            name: "ImageCodecs", dependencies: ["KioskCore", "KioskRendering", "SystemCalls", "CTurboJPEG", "CLibJPEG", "CSPNG", "CEXIF", "CGIF", "CWebP", "CHEIF", "CAVIF", "CFFmpeg", "CYUV", "CExempi", "CIPTC"],
             swiftSettings: pixelLoopsOptimised),
 
         // Words to pixels: fonts found by fontconfig, laid out by libraqm,

@@ -20,6 +20,9 @@
 #include <string.h>
 
 #include <avif/avif.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
 #include <libheif/heif_version.h>
 
 // The functions kioskd, its tests and its benchmark call, by library.
@@ -106,6 +109,29 @@
 
 #define YUV_FUNCTIONS(F) F(ScalePlane) F(ScalePlane_16)
 
+// FFmpeg, for video clips (CFFmpeg's shim.h calls only these too).
+#define AVUTIL_FUNCTIONS(F) \
+    F(av_dict_free) F(av_dict_get) F(av_dict_set) F(av_display_rotation_get) F(av_frame_alloc) F(av_frame_free) \
+    F(av_frame_unref) F(av_free) F(av_get_pix_fmt_name) F(av_log_set_level) F(av_malloc) F(av_pix_fmt_desc_get) \
+    F(av_strerror)
+#define AVCODEC_FUNCTIONS(F) \
+    F(av_packet_alloc) F(av_packet_free) F(av_packet_unref) F(avcodec_alloc_context3) F(avcodec_find_decoder) \
+    F(avcodec_flush_buffers) F(avcodec_free_context) F(avcodec_get_name) F(avcodec_open2) \
+    F(avcodec_parameters_to_context) F(avcodec_receive_frame) F(avcodec_send_packet) AVCODEC_SIDE_DATA_FUNCTIONS(F)
+#define AVFORMAT_FUNCTIONS(F) \
+    F(av_find_best_stream) F(av_read_frame) F(av_seek_frame) F(avformat_alloc_context) F(avformat_close_input) \
+    F(avformat_find_stream_info) F(avformat_free_context) F(avformat_open_input) F(avio_alloc_context) \
+    F(avio_context_free) AVFORMAT_SIDE_DATA_FUNCTIONS(F)
+// A stream's display matrix: the stream's side data up to FFmpeg 6, the
+// codec parameters' from FFmpeg 7 (libavformat and libavcodec 61).
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+#define AVCODEC_SIDE_DATA_FUNCTIONS(F) F(av_packet_side_data_get)
+#define AVFORMAT_SIDE_DATA_FUNCTIONS(F)
+#else
+#define AVCODEC_SIDE_DATA_FUNCTIONS(F)
+#define AVFORMAT_SIDE_DATA_FUNCTIONS(F) F(av_stream_get_side_data)
+#endif
+
 // Where every pointer starts: a call into a library that was never opened.
 // The jump has left the caller's arguments untouched, so this cannot tell
 // which function was called; the backtrace can.
@@ -152,6 +178,9 @@ WEBPDEMUX_FUNCTIONS(DEFINE_JUMP)
 GIF_FUNCTIONS(DEFINE_JUMP)
 SPNG_FUNCTIONS(DEFINE_JUMP)
 YUV_FUNCTIONS(DEFINE_JUMP)
+AVUTIL_FUNCTIONS(DEFINE_JUMP)
+AVCODEC_FUNCTIONS(DEFINE_JUMP)
+AVFORMAT_FUNCTIONS(DEFINE_JUMP)
 
 struct on_demand_function {
     const char *name;
@@ -172,6 +201,9 @@ static const struct on_demand_function webpdemux_functions[] = {WEBPDEMUX_FUNCTI
 static const struct on_demand_function gif_functions[] = {GIF_FUNCTIONS(ENTRY)};
 static const struct on_demand_function spng_functions[] = {SPNG_FUNCTIONS(ENTRY)};
 static const struct on_demand_function yuv_functions[] = {YUV_FUNCTIONS(ENTRY)};
+static const struct on_demand_function avutil_functions[] = {AVUTIL_FUNCTIONS(ENTRY)};
+static const struct on_demand_function avcodec_functions[] = {AVCODEC_FUNCTIONS(ENTRY)};
+static const struct on_demand_function avformat_functions[] = {AVFORMAT_FUNCTIONS(ENTRY)};
 
 // libavif's soname follows its ABI: 0.11 is libavif.so.15, every 1.x so
 // far libavif.so.16. A test compares each soname here with the one the
@@ -183,6 +215,11 @@ static const struct on_demand_function yuv_functions[] = {YUV_FUNCTIONS(ENTRY)};
 #else
 #error "which soname belongs to this libavif? (on_demand.c)"
 #endif
+
+// FFmpeg's sonames carry each library's major version, which its headers
+// say: libavcodec.so.59 with FFmpeg 5.1 (Debian 12), .61 with 7.1 (Debian 13).
+#define STRINGIFY(x) #x
+#define SONAME(name, major) "lib" name ".so." STRINGIFY(major)
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 static const struct {
@@ -203,6 +240,9 @@ static const struct {
     [on_demand_gif] = {"libgif.so.7", gif_functions, COUNT(gif_functions)},
     [on_demand_spng] = {"libspng.so.0", spng_functions, COUNT(spng_functions)},
     [on_demand_yuv] = {"libyuv.so.0", yuv_functions, COUNT(yuv_functions)},
+    [on_demand_avutil] = {SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), avutil_functions, COUNT(avutil_functions)},
+    [on_demand_avcodec] = {SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), avcodec_functions, COUNT(avcodec_functions)},
+    [on_demand_avformat] = {SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), avformat_functions, COUNT(avformat_functions)},
 };
 
 // Recursive: a library's constructor may call one of its own functions.

@@ -20,6 +20,8 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case fileTooLarge(bytes: Int)
         /// The library that reads this kind of picture, loaded on first use, is not installed.
         case libraryMissing(MissingLibrary)
+        /// A video clip, with `video = false`.
+        case clipsOff
     }
 
     public let path: String
@@ -53,8 +55,15 @@ public struct ImageFileError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the file is too large (\(bytes) bytes)"
         case .libraryMissing(let missing):
             return "cannot decode: \(missing)"
+        case .clipsOff:
+            return Self.clipsOffWords
         }
     }
+}
+
+extension ImageFileError {
+    /// Why a clip is not shown with `video = false` (the decode's error, and the folder's line).
+    public static let clipsOffWords = "a video clip, and video = false"
 }
 
 extension OnDemandLibrary {

@@ -24,6 +24,11 @@ public protocol PictureCodec: Sendable {
     /// What the header in `bytes` (the file's start, or the whole file) says:
     /// the stored size and how to turn the picture upright.
     static func header(of bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader
+    /// The same from the open `file` whose first bytes are `head` (at
+    /// least 128 KiB of them unless the file is shorter).
+    static func header(file: consuming FileDescriptor, head: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader
+    /// Files of this format above this many bytes are refused unread.
+    static func maximumFileBytes(_ options: DecodeOptions) -> Int
     /// Decodes `bytes` (the whole file) upright and contain-fitted into `slot`.
     static func decode(bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture
     /// The same, from the open `file` whose first bytes are `head`: a codec
@@ -53,6 +58,23 @@ extension PictureCodec {
         _ = consume file
         return try decode(bytes: readWholeFile(path, limit: options.maximumFileBytes), path: path, fittedTo: slot, options: options)
     }
+
+    /// The header from `head`, or from the whole file when it reaches
+    /// further (a JPEG with a large EXIF thumbnail before its frame).
+    public static func header(
+        file: consuming FileDescriptor, head: [UInt8], path: String, options: DecodeOptions
+    ) throws(ImageFileError) -> PictureHeader {
+        _ = consume file
+        do {
+            return try header(of: head, path: path, options: options)
+        } catch {
+            guard head.count == PictureCodecs.headerLength else { throw error }
+            return try header(of: readWholeFile(path, limit: options.maximumFileBytes), path: path, options: options)
+        }
+    }
+
+    /// A still's files are read whole by some codecs: ``DecodeOptions/maximumFileBytes``.
+    public static func maximumFileBytes(_ options: DecodeOptions) -> Int { options.maximumFileBytes }
 
     /// EXIF at the file's start, as a JPEG has it (APP1).
     public static func dateTaken(path: String, head: [UInt8]) -> Int64? { EXIFDateTaken.read(head) }
@@ -112,11 +134,14 @@ public struct DecodedPicture: Sendable {
     public var info: PictureInfo
     /// Nil for a still (or an animation of one frame).
     public var animation: FrameSchedule?
+    /// A video clip's facts, its poster the picture; nil for a picture.
+    public var clip: ClipInfo?
 
-    public init(picture: RasterImage, info: PictureInfo, animation: FrameSchedule? = nil) {
+    public init(picture: RasterImage, info: PictureInfo, animation: FrameSchedule? = nil, clip: ClipInfo? = nil) {
         self.picture = picture
         self.info = info
         self.animation = animation
+        self.clip = clip
     }
 }
 
@@ -169,6 +194,16 @@ public struct DecodeOptions: Sendable, Equatable {
     /// whole to planes (``AVIFCodec``): 1.5 bytes a pixel for 8-bit 4:2:0,
     /// up to 8 for 12-bit 4:4:4 with alpha.
     public var maximumAVIFPixels = 64 << 20
+    /// Video clips above this many pixels a frame (as the container
+    /// declares, and as FFmpeg's decoder is told) are refused before a
+    /// frame is decoded: 16 Mpx covers 4K and DCI 4K (8.8 Mpx). A decoder
+    /// keeps its reference frames at full size (``ClipStream``).
+    public var maximumClipPixels = 16 << 20
+    /// Clips are read a part at a time as FFmpeg asks, never whole: this
+    /// only refuses what no phone or camera makes (64 GiB).
+    public var maximumClipBytes = 64 << 30
+    /// `video`: false refuses every clip (a clip named .jpg included).
+    public var clipsAllowed = true
     /// Composited under transparent pixels.
     public var background: RGBColor
     /// Show camera photos upright, as their EXIF Orientation tag says.
@@ -186,10 +221,16 @@ public struct DecodeOptions: Sendable, Equatable {
 /// The formats the kiosk shows, and the one place that lists them.
 public enum PictureCodecs {
     /// Every codec, tried in this order on a file's first bytes.
-    public static let all: [any PictureCodec.Type] = [JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self, HEIFCodec.self, AVIFCodec.self]
+    /// Clips come last: HEIF and AVIF claim their `ftyp` brands first.
+    public static let all: [any PictureCodec.Type] = [
+        JPEGCodec.self, PNGCodec.self, GIFCodec.self, WebPCodec.self, HEIFCodec.self, AVIFCodec.self, ClipCodec.self,
+    ]
 
     /// How many first bytes ``PictureCodec/recognises(_:)`` is given.
     public static let sniffLength = 16
+
+    /// How much of a file's start ``PictureCodec/header(file:head:path:options:)`` is given.
+    public static let headerLength = 128 << 10
 
     /// The codec for a file starting with `head`, or nil for none.
     public static func codec(sniffing head: borrowing [UInt8]) -> (any PictureCodec.Type)? {
@@ -204,16 +245,16 @@ public enum PictureCodecs {
         return codec.dateTaken(path: path, head: head)
     }
 
-    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif", "avif"]`.
+    /// Every extension a folder shows, in the registry's order: `["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif", "avif", "mp4", "mov", "m4v", "mkv", "webm"]`.
     public static var fileExtensions: [String] { all.flatMap { $0.fileExtensions } }
 
-    /// The formats' names for an operator: "JPEG, PNG, GIF, WebP, HEIF or AVIF".
+    /// The formats' names for an operator: "JPEG, PNG, GIF, WebP, HEIF, AVIF or video clip".
     public static var names: String { spoken(all.map { $0.name }, joinedBy: "or") }
 
-    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif" (help texts).
+    /// The extensions as a list: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif, .mp4, ..." (help texts).
     public static var extensionList: String { fileExtensions.map { "." + $0 }.joined(separator: ", ") }
 
-    /// The extensions for an operator: ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif".
+    /// The extensions for an operator: ".jpg, .jpeg, ..., .mkv or .webm".
     public static func spokenExtensions(joinedBy conjunction: String = "or") -> String {
         spoken(fileExtensions.map { "." + $0 }, joinedBy: conjunction)
     }

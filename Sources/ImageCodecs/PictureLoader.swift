@@ -11,8 +11,9 @@ public struct PictureLoader: Sendable, Equatable {
     /// only when a caption shows it, as it costs a look at the file's metadata.
     public var readsTitle = false
 
-    public init(background: RGBColor, exifRotate: Bool = true, readsTitle: Bool = false) {
+    public init(background: RGBColor, exifRotate: Bool = true, readsTitle: Bool = false, clips: Bool = true) {
         options = DecodeOptions(background: background, exifRotate: exifRotate)
+        options.clipsAllowed = clips
         self.readsTitle = readsTitle
     }
 
@@ -43,10 +44,12 @@ public struct PictureLoader: Sendable, Equatable {
     }
 
     private func loadPictureNow(_ path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> DecodedPicture {
-        let file = try openRegularFile(path, limit: options.maximumFileBytes)
+        let file = try openRegularFile(path, limit: max(options.maximumFileBytes, options.maximumClipBytes))
         // EXIF is looked for only this far (`EXIFOrientation.read`): the same answer as from the whole file.
         let head = try readFileStart(file, path: path, count: EXIFOrientation.searchLimit)
         let codec = try Self.codec(of: head, path: path)
+        let bytes = Int(try status(of: file, path: path).st_size)
+        guard bytes <= codec.maximumFileBytes(options) else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: bytes)) }
         var decoded = try codec.decode(file: file, head: head, path: path, fittedTo: slot, options: options)
         if readsTitle { decoded.info.caption = PhotoTitle.read(path: path, head: head) }
         return decoded
@@ -69,17 +72,13 @@ public struct PictureLoader: Sendable, Equatable {
 
     /// The upright size of the picture at `path`, from its header alone
     /// (what ``PortraitPairs`` needs before anything is decoded): read
-    /// from the first 128 KiB, or from the whole file when the header
-    /// reaches further (a JPEG with a large EXIF thumbnail before its frame).
+    /// from the first 128 KiB, or as far as the format needs
+    /// (``PictureCodec/header(file:head:path:options:)``).
     public func uprightSize(of path: String) throws(ImageFileError) -> PixelSize {
-        let headLength = 128 << 10
-        let head = try readFileStart(path, count: headLength)
-        do {
-            return try uprightSize(of: head, path: path)
-        } catch {
-            guard head.count == headLength else { throw error }
-            return try uprightSize(of: readWholeFile(path, limit: options.maximumFileBytes), path: path)
-        }
+        let file = try openRegularFile(path, limit: max(options.maximumFileBytes, options.maximumClipBytes))
+        let head = try readFileStart(file, path: path, count: PictureCodecs.headerLength)
+        let header = try Self.codec(of: head, path: path).header(file: file, head: head, path: path, options: options)
+        return options.orientation(header.orientation).uprightSize(of: header.storedSize)
     }
 
     /// The upright size the header in `bytes` gives (the EXIF turn included when ``exifRotate``).

@@ -13,6 +13,8 @@ import COnDemand
 /// soname below).
 public enum OnDemandLibrary: CaseIterable, Sendable {
     case heif, avif, mosquitto, raqm, freeType, fontconfig, exempi, iptcData, webP, webPDemux, gif, spng, yuv
+    /// FFmpeg's three, for video clips, opened together (``ImageCodecs``' `ClipCodec`).
+    case avUtil, avCodec, avFormat
 
     /// The soname opened: the one the headers kioskd was built with belong to.
     public var soname: String { String(cString: on_demand_soname(cLibrary)) }
@@ -56,6 +58,9 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
         case .gif: on_demand_gif
         case .spng: on_demand_spng
         case .yuv: on_demand_yuv
+        case .avUtil: on_demand_avutil
+        case .avCodec: on_demand_avcodec
+        case .avFormat: on_demand_avformat
         }
     }
 }

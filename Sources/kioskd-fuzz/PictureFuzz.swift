@@ -18,7 +18,7 @@ func decodePicture(_ bytes: UnsafeRawBufferPointer) {
     }
 }
 
-/// The fuzz targets for one codec each (`webp`, `heif`, `avif`): any bytes
+/// The fuzz targets for one codec each (`webp`, `heif`, `avif`, `clip`): any bytes
 /// handed straight to the codec's entry points, past the sniffing that
 /// would turn most of them away: a decode fitted to a slot, the header,
 /// and a zoom's region. Each seeded with small files of its format.

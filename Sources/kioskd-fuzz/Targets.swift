@@ -1,11 +1,12 @@
 import ImageCodecs
 
-/// `kioskd-fuzz [control|config|picture|webp|heif|avif|mqtt|caption|title|motion] ...`: the fuzz targets in one executable,
+/// `kioskd-fuzz [control|config|picture|webp|heif|avif|clip|mqtt|caption|title|motion] ...`: the fuzz targets in one executable,
 /// chosen by the first argument (`control` when it is none of them):
 /// - `control`: what a control client can send (``runControlScript(_:)``);
 /// - `config`: a config file's bytes (``readConfigFile(_:)``);
 /// - `picture`: a picture file's bytes (``decodePicture(_:)``);
-/// - `webp`, `heif`, `avif`: a file's bytes straight into one codec (``decodeWith(_:)``);
+/// - `webp`, `heif`, `avif`, `clip`: a file's bytes straight into one codec (``decodeWith(_:)``);
+///   `clip` is FFmpeg's demuxers and decoders behind ``ClipCodec``;
 /// - `mqtt`: a command or a group's beat from a broker (``readMQTTPayload(_:)``);
 /// - `caption`: a description or caption template, drawn (``drawCaption(_:)``);
 /// - `title`: a photo's EXIF, XMP and IPTC, read for its title (``readTitle(_:)``);
@@ -15,7 +16,7 @@ import ImageCodecs
 /// the arguments are libFuzzer's. Otherwise it is a replayer: each
 /// argument is a saved input (a crash libFuzzer found), run once.
 enum FuzzTarget: String {
-    case control, config, picture, webp, heif, avif, mqtt, caption, title, motion
+    case control, config, picture, webp, heif, avif, clip, mqtt, caption, title, motion
 
     var run: (UnsafeRawBufferPointer) -> Void {
         switch self {
@@ -25,6 +26,7 @@ enum FuzzTarget: String {
         case .webp: return decodeWith(WebPCodec.self)
         case .heif: return decodeWith(HEIFCodec.self)
         case .avif: return decodeWith(AVIFCodec.self)
+        case .clip: return decodeWith(ClipCodec.self)
         case .mqtt: return readMQTTPayload
         case .caption: return drawCaption
         case .title: return readTitle

@@ -97,8 +97,10 @@ enum PPMCodec: PictureCodec {
         try runTool("cwebp", ["-lossless", png, "-o", folder.path + "/sample.webp"])
         try runTool("heif-enc", [png, "-o", folder.path + "/sample.heic"])
         try runTool("avifenc", ["-s", "10", png, folder.path + "/sample.avif"])
+        try runTool("ffmpeg", ["-loglevel", "error", "-i", png, "-c:v", "libx264", "-pix_fmt", "yuv444p", folder.path + "/sample.mp4"])
         return [
             AVIFCodec.name: try readWholeFile(folder.path + "/sample.avif", limit: 1 << 20),
+            ClipCodec.name: try readWholeFile(folder.path + "/sample.mp4", limit: 1 << 20),
             HEIFCodec.name: try readWholeFile(folder.path + "/sample.heic", limit: 1 << 20),
             WebPCodec.name: try readWholeFile(folder.path + "/sample.webp", limit: 1 << 20),
             JPEGCodec.name: try JPEGCodec.encode(picture),
@@ -125,13 +127,13 @@ enum PPMCodec: PictureCodec {
     /// What an operator reads: the folder's extensions, the log line for a
     /// file that is not a picture, the note for an empty folder.
     @Test func theFolderAndTheMessagesNameTheRegistrysFormats() throws {
-        #expect(PictureCodecs.fileExtensions == ["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif", "avif"])
-        #expect(PictureCodecs.names == "JPEG, PNG, GIF, WebP, HEIF or AVIF")
-        #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif and .avif")
+        #expect(PictureCodecs.fileExtensions == ["jpg", "jpeg", "png", "gif", "webp", "heic", "heif", "hif", "avif", "mp4", "mov", "m4v", "mkv", "webm"])
+        #expect(PictureCodecs.names == "JPEG, PNG, GIF, WebP, HEIF, AVIF or video clip")
+        #expect(PictureCodecs.spokenExtensions(joinedBy: "and") == ".jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif, .mp4, .mov, .m4v, .mkv and .webm")
         let folder = try ScratchFolder()
         let text = try folder.write("notes.jpg", Array("shopping list".utf8))
         let error = expectError(ImageFileError.self) { try PictureLoader(background: .black).load(text, fittedTo: PixelSize(width: 64, height: 64)) }
-        #expect(error?.description == "\(text): not a JPEG, PNG, GIF, WebP, HEIF or AVIF file")
+        #expect(error?.description == "\(text): not a JPEG, PNG, GIF, WebP, HEIF, AVIF or video clip file")
     }
 
     /// The decoder says what it learnt beside the pixels: the format, the

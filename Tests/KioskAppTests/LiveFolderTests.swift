@@ -65,12 +65,25 @@ final class PictureFolderFixture {
             "9.png", "10.jpeg", "a.Jpeg", "B.JPG", "b.jpg", "img_2.jpg", "IMG_10.jpg", "trip 2/a.jpg", "trip 2/b.jpg", "trip 10/a.jpg",
         ])
         #expect(listing.notes.sorted() == [
-            "ignoring \(folder.path)/README: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif file",
-            "ignoring \(folder.path)/notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif file",
+            "ignoring \(folder.path)/README: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif, .mp4, .mov, .m4v, .mkv or .webm file",
+            "ignoring \(folder.path)/notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif, .mp4, .mov, .m4v, .mkv or .webm file",
         ])
         let flat = try walk(folder.path, recursive: false)
         #expect(flat.entries.count == 7)
         #expect(flat.notes.contains("ignoring \(folder.path)/trip 2: subfolders are not searched (recursive = false)"))
+    }
+
+    /// Clips are listed with the pictures; `video = false` passes over
+    /// them, each with a line saying why.
+    @Test func videoFalsePassesOverTheClips() throws {
+        let folder = try PictureFolderFixture()
+        for name in ["a.jpg", "b.MP4", "c.mov", "d.webm", "e.mkv", "f.m4v"] { try folder.write(name) }
+        #expect(try walk(folder.path).entries.count == 6)
+        var settings = FolderSettings()
+        settings.clips = false
+        let listing = try FolderListing(folder: folder.path, settings: settings)
+        #expect(listing.entries.map { String($0.path.dropFirst(folder.path.count + 1)) } == ["a.jpg"])
+        #expect(listing.notes.sorted() == ["b.MP4", "c.mov", "d.webm", "e.mkv", "f.m4v"].map { "ignoring \(folder.path)/\($0): a video clip, and video = false" })
     }
 
     /// Links are followed, to files and folders, but a link back up is a

@@ -131,7 +131,7 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         let result = try job(folder, at: 0).run()
         #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "3.png"])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG, GIF, WebP, HEIF or AVIF file") })
+        #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/2.jpg: not a JPEG, PNG, GIF, WebP, HEIF, AVIF or video clip file") })
         #expect(result.log.contains { $0.hasPrefix("skipping ") && $0.hasSuffix("/4.jpg: the file is empty") })
         // Red in the centre, blue on both sides: the broken files are simply not there.
         #expect(result.frame[960, 540] == red && result.frame[100, 540] == blue && result.frame[1800, 540] == blue)
@@ -187,12 +187,33 @@ func expectEdge(_ frame: RasterImage, x: Int, y: Int, from before: UInt32, to af
         #expect(result.frame[100, 540] == red)
     }
 
+    /// A phone's clip (made by ffmpeg: a green frame, then a blue one) is
+    /// listed and shown in its slot as its first frame; with `video = false`
+    /// it is passed over, with a line saying why.
+    @Test func aClipInTheFolderIsShownAsItsFirstFrame() throws {
+        let clip = try madeByTool("ffmpeg", from: [flat(green), flat(blue)]) { inputs, output in
+            ["-loglevel", "error", "-framerate", "10", "-i", (inputs[0] as NSString).deletingLastPathComponent + "/%d.png",
+             "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "1", "-f", "mp4", output]
+        }
+        let folder = try PictureFolder([("1.png", flatPNG(red)), ("VID_0002.mp4", clip)])
+        let result = try job(folder, at: 1).run()
+        #expect(result.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png", "VID_0002.mp4"])
+        let centre = RGBColor(xrgb: result.frame[960, 540]), expected = RGBColor(xrgb: green)
+        #expect(abs(Int(centre.red) - Int(expected.red)) <= 3 && abs(Int(centre.green) - Int(expected.green)) <= 3
+                && abs(Int(centre.blue) - Int(expected.blue)) <= 3, "\(centre)")
+        #expect(result.frame[100, 540] == red)
+
+        let without = try job(folder, at: 0) { $0.folder.clips = false }.run()
+        #expect(without.playlist.map { ($0 as NSString).lastPathComponent } == ["1.png"])
+        #expect(without.log.contains { $0.hasSuffix("VID_0002.mp4: a video clip, and video = false") }, "\(without.log)")
+    }
+
     @Test func anEmptyFolderShowsTheBackgroundAndSaysSo() throws {
         let folder = try PictureFolder([("notes.txt", Array("hello".utf8))])
         let result = try job(folder, at: 0).run()
         #expect(Set(result.frame.pixels) == [background.xrgb])
         #expect(result.log.count == 2)
-        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif or .avif file") })
+        #expect(result.log.contains { $0.hasSuffix("notes.txt: not a .jpg, .jpeg, .png, .gif, .webp, .heic, .heif, .hif, .avif, .mp4, .mov, .m4v, .mkv or .webm file") })
         #expect(result.log.contains { $0.hasPrefix("no pictures to show in ") })
     }
 

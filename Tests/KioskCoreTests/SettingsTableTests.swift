@@ -62,7 +62,7 @@ import Glibc
         let table = KioskSettings.table
         func named(_ policy: ReloadPolicy) -> Set<String> { Set(table.descriptors.filter { $0.reload == policy }.map(\.key)) }
         #expect(named(.newDisplay) == ["device", "connector", "mode", "rotation", "display", "size"])
-        #expect(named(.newFolder) == ["images", "recursive", "order"])
+        #expect(named(.newFolder) == ["images", "recursive", "order", "video"])
         #expect(named(.restart) == ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "presence_keys", "light_sensor", "cec", "state_dir", "start_paused"])
         #expect(named(.live).contains("interval") && named(.live).contains("max_zoom"))
     }

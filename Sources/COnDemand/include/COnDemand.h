@@ -2,7 +2,8 @@
 // never maps libheif, libavif, libmosquitto (with OpenSSL), the text stack
 // (libraqm, FreeType, fontconfig, with HarfBuzz, FriBidi and GLib), Exempi,
 // libiptcdata, libwebp, giflib, libspng (with zlib) or libyuv, which
-// together cost about 8 MB of resident memory.
+// together cost about 8 MB of resident memory; a show without video clips
+// never maps FFmpeg's libraries (with the codecs' own: dav1d, libvpx, x265).
 //
 // Each function kioskd calls in them is a jump through a pointer
 // (on_demand.c); opening the library fills its pointers by dlsym. The
@@ -27,6 +28,9 @@ enum on_demand_library {
     on_demand_gif,
     on_demand_spng,
     on_demand_yuv,
+    on_demand_avutil,
+    on_demand_avcodec,
+    on_demand_avformat,
     on_demand_library_count
 };
 

@@ -60,7 +60,7 @@ enum FolderNews: Equatable, Sendable {
 final class FolderWatcher: @unchecked Sendable {
     let root: String
     let settings: FolderSettings
-    var files: PictureFiles { PictureFiles(order: settings.order) }
+    var files: PictureFiles { PictureFiles(order: settings.order, clips: settings.clips) }
 
     private let inotify: FileDescriptor
     /// `/proc/self/mountinfo`, or -1 where it cannot be opened.
@@ -248,7 +248,7 @@ final class FolderWatcher: @unchecked Sendable {
             settling.forget(path)
             // An empty file is a copy that has not begun (a tool that creates, closes and opens again).
             var info = stat()
-            if PictureFiles.isPicture(name), stat(path, &info) == 0, info.st_size > 0, let entry = files.entry(path, info: info) {
+            if files.shows(name), stat(path, &info) == 0, info.st_size > 0, let entry = files.entry(path, info: info) {
                 batch.added(entry, at: now)
             } else if mask & UInt32(IN_MOVED_TO) != 0 {
                 arrivedLink(path, at: now)   // a link to a folder renamed into place
@@ -265,7 +265,7 @@ final class FolderWatcher: @unchecked Sendable {
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK, stat(path, &info) == 0 else { return }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             arrivedFolder(path)
-        } else if PictureFiles.isPicture(Playlist.fileName(of: path)), let entry = files.entry(path, info: info) {
+        } else if files.shows(Playlist.fileName(of: path)), let entry = files.entry(path, info: info) {
             batch.added(entry, at: now)
         }
     }

@@ -15,12 +15,42 @@ struct PictureFiles: Sendable {
     /// Why a regular file is passed over, for the log.
     static let notAPicture = "not a \(PictureCodecs.spokenExtensions()) file"
     let order: PictureOrder
+    /// `video`: video clips are shown (false passes over their extensions, with a line in the log).
+    var clips = true
+
+    init(order: PictureOrder, clips: Bool = true) {
+        self.order = order
+        self.clips = clips
+    }
+
+    /// True for a name the show plays: a picture (``isPicture(_:)``), and a clip only when ``clips``.
+    func shows(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        Self.isPicture(name) && (clips || !Self.hasExtension(name, in: ClipCodec.fileExtensions))
+    }
+
+    func shows(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { shows($0) }
+    }
+
+    /// Why the regular file `name` is passed over, for the log.
+    func whyNotShown(_ name: String) -> String {
+        var name = name
+        let clip = name.withUTF8 { Self.isPicture($0) && Self.hasExtension($0, in: ClipCodec.fileExtensions) }
+        return clip && !clips ? ImageFileError.clipsOffWords : Self.notAPicture
+    }
 
     /// True for a name the show plays: not hidden (no leading dot, like
     /// `.DS_Store` or rsync's `.IMG_1.jpg.Xa3f` while it copies) and ending
     /// in one of ``extensions``.
     static func isPicture(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = name.first, first != UInt8(ascii: "."), let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        guard let first = name.first, first != UInt8(ascii: ".") else { return false }
+        return hasExtension(name, in: extensions)
+    }
+
+    /// True when `name` ends in one of `extensions` (compared without case).
+    private static func hasExtension(_ name: UnsafeBufferPointer<UInt8>, in extensions: [String]) -> Bool {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
         let suffix = name[(dot + 1)...].map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
         return extensions.contains { $0.utf8.elementsEqual(suffix) }
     }
@@ -142,7 +172,7 @@ struct FolderWalk {
             let path = base + text
             switch kind {
             case .file:
-                if PictureFiles.isPicture(name) {
+                if files.shows(name) {
                     if holdingFreshAt == nil {
                         if let entry = files.entry(path) { entries.append(entry) }
                     } else {
@@ -150,7 +180,7 @@ struct FolderWalk {
                         if stat(path, &info) == 0 { found(path, info: info) }
                     }
                 } else {
-                    note("ignoring \(path): \(PictureFiles.notAPicture)")
+                    note("ignoring \(path): \(files.whyNotShown(text))")
                 }
             case .folder: subfolders.append(path)
             case .link, .unknown: checkFirst.append(path)
@@ -166,9 +196,9 @@ struct FolderWalk {
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: subfolders.append(path)
-            case S_IFREG where PictureFiles.isPicture(Playlist.fileName(of: path)):
+            case S_IFREG where files.shows(Playlist.fileName(of: path)):
                 found(path, info: info)
-            case S_IFREG: note("ignoring \(path): \(PictureFiles.notAPicture)")
+            case S_IFREG: note("ignoring \(path): \(files.whyNotShown(Playlist.fileName(of: path)))")
             default: note("ignoring \(path): not a regular file")
             }
         }
@@ -218,7 +248,7 @@ struct FolderListing: Sendable {
     /// Lists `folder` as `settings` say (recursive, order); throws when the
     /// folder itself cannot be read.
     init(folder: String, settings: FolderSettings) throws(SystemCallError) {
-        var walk = FolderWalk(files: PictureFiles(order: settings.order), recursive: settings.recursive)
+        var walk = FolderWalk(files: PictureFiles(order: settings.order, clips: settings.clips), recursive: settings.recursive)
         try walk.walk(folder)
         entries = walk.entries.sorted(by: PlaylistEntry.precedes)
         notes = walk.noteLines

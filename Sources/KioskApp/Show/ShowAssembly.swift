@@ -34,7 +34,8 @@ struct ShowAssembly {
         playlist = Playlist(entries: listing.entries, sorted: true)
         let readsTitle = settings.text.caption?.fields.contains(.title) == true
         recipe = PictureRecipe(
-            loader: PictureLoader(background: settings.layout.background, exifRotate: settings.exifRotate, readsTitle: readsTitle),
+            loader: PictureLoader(
+                background: settings.layout.background, exifRotate: settings.exifRotate, readsTitle: readsTitle, clips: settings.folder.clips),
             slot: layout.geometry.slotSize, pairSpacing: settings.layout.portraitPairs ? layout.geometry.spacing : nil)
         let titlesMissing = readsTitle ? PhotoTitle.librariesMissing.map { "caption {title}: some titles cannot be read: \($0)" } : []
         notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : []) + titlesMissing

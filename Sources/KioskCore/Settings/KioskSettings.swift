@@ -101,6 +101,10 @@ public struct FolderSettings: Hashable, Sendable {
     /// Seconds between rescans when the kernel cannot watch every folder
     /// (the inotify watch limit): changes then show within this time.
     public var rescanInterval: Double = 60
+    /// `video`: the folder's video clips are shown (and clips are decoded
+    /// at all). Here, beside what decides which files are listed, since
+    /// that is what it changes: a reload lists the folder again.
+    public var clips = true
 
     public init() {}
 }

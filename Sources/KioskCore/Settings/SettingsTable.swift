@@ -9,7 +9,7 @@ extension KioskSettings {
         SettingDescriptor(
             "images", \.images, .folderPath, flag: .drawing, valueName: "dir", reload: .newFolder,
             unwritten: "none: it must be given (images, or --images)",
-            help: "Folder of pictures (JPEG, PNG, GIF, WebP, HEIF or AVIF), played in file-name order."),
+            help: "Folder of pictures and clips (JPEG, PNG, GIF, WebP, HEIF, AVIF or video clip), played in file-name order."),
         SettingDescriptor(
             "image_width", \.layout.slotWidth, .length, flag: .drawing, valueName: "x", reload: .live,
             unwritten: "follows from visible: the screen width over visible, less the spacing",
@@ -58,6 +58,10 @@ extension KioskSettings {
         SettingDescriptor(
             "cache_mb", \.cacheMegabytes, .cacheMegabytes, flag: .none, valueName: "mib", reload: .live,
             help: "MiB for decoded pictures; auto is six slots' worth, raised (with a log line) to what the screen needs at least."),
+        // Video clips.
+        SettingDescriptor(
+            "video", \.folder.clips, .boolean, flag: .none, valueName: "bool", reload: .newFolder,
+            help: "Show the folder's video clips (.mp4, .mov, .m4v, .mkv, .webm in H.264, HEVC, VP9 or AV1), each in its slot as its first frame; false passes over them."),
         // The motion.
         SettingDescriptor(
             "interval", \.motion.interval, .seconds(0.1...86_400), flag: .show, valueName: "s", reload: .live,

@@ -1,0 +1,123 @@
+import KioskCore
+import KioskRendering
+import SystemCalls
+
+/// Video clips, as phones and cameras make them: MP4 and QuickTime (MOV,
+/// M4V), Matroska and WebM, in H.264, HEVC, VP9 or AV1, decoded by FFmpeg
+/// (``ClipStream``) in kioskd's process, loaded on the first clip met.
+///
+/// As a picture, a clip is its first frame (its poster): what its
+/// neighbours show of it and what the strip holds while it does not play.
+/// The frame is turned as the container says (a phone's clip held
+/// upright), reduced and converted as HEIF and AVIF photos are
+/// (``YCbCrPicture``, libyuv's box filter, HDR tone-mapped).
+///
+/// Recognised by content, never by name, and only after every still
+/// format has passed (it is last in ``PictureCodecs/all``): HEIF and AVIF
+/// claim their own `ftyp` brands first.
+public enum ClipCodec {
+    /// The `ftyp` brands of MP4 and QuickTime movies that phones, cameras and encoders write.
+    static let movieBrands: Set<String> = [
+        "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "iso7", "iso8", "iso9", "mp41", "mp42", "mp71", "avc1", "hvc1", "av01",
+        "M4V ", "M4VH", "M4VP", "qt  ", "3gp4", "3gp5", "3gp6", "3gp7", "3g2a", "3g2b", "3g2c", "MSNV", "XAVC", "dash", "mmp4", "f4v ",
+    ]
+    /// The first atoms of a QuickTime movie older than `ftyp`.
+    static let quickTimeAtoms: Set<String> = ["moov", "mdat", "wide", "free", "skip", "pnot"]
+
+    /// The clip in the open `file` (bytes `range` of it; all of it when nil), ready to decode.
+    static func open(
+        file: consuming FileDescriptor, range: Range<Int64>? = nil, path: String, options: DecodeOptions, threads: Int = 1
+    ) throws(ImageFileError) -> ClipStream {
+        guard options.clipsAllowed else { throw ImageFileError(path: path, reason: .clipsOff) }
+        try OnDemandLibrary.open(.avUtil, .avCodec, .avFormat, .yuv, reading: path)
+        let whole = try Int64(status(of: file, path: path).st_size)
+        let input = try ClipInput(file: file, range: range ?? 0..<whole)
+        return try ClipStream(input, path: path, maximumPixels: options.maximumClipPixels, threads: threads)
+    }
+
+    /// The clip whole in `bytes`, ready to decode (a header read, a zoom, the fuzzer).
+    static func open(bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> ClipStream {
+        guard options.clipsAllowed else { throw ImageFileError(path: path, reason: .clipsOff) }
+        try OnDemandLibrary.open(.avUtil, .avCodec, .avFormat, .yuv, reading: path)
+        return try ClipStream(ClipInput(bytes: bytes), path: path, maximumPixels: options.maximumClipPixels)
+    }
+
+    /// The first frame of `stream`, fitted to `slot`.
+    static func poster(of stream: ClipStream, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture {
+        let frame = try firstFrame(of: stream)
+        let planes = try frame.planes()
+        let upright = stream.info.size
+        let stored = frame.storedSize
+        let picture = planes.resampled(
+            cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: upright, in: slot),
+            turning: stream.orientation, background: options.background)
+        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: upright), clip: stream.info)
+    }
+
+    private static func firstFrame(of stream: ClipStream) throws(ImageFileError) -> ClipFrame {
+        guard let frame = try stream.nextFrame() else { throw ImageFileError(path: stream.path, reason: .corrupt("the clip has no frame that decodes")) }
+        return frame
+    }
+}
+
+extension ClipCodec: PictureCodec {
+    public static let name = "video clip"
+    public static let fileExtensions = ["mp4", "mov", "m4v", "mkv", "webm"]
+
+    /// An MP4 or QuickTime `ftyp` of a movie brand, an older QuickTime
+    /// movie's first atom, or Matroska's EBML header (WebM too).
+    public static func recognises(_ head: borrowing [UInt8]) -> Bool {
+        guard head.count >= 8 else { return false }
+        if head[0..<4].elementsEqual([0x1A, 0x45, 0xDF, 0xA3]) { return true }
+        let type = String(decoding: head[4..<8], as: UTF8.self)
+        if type == "ftyp" {
+            guard head.count >= 12 else { return false }
+            return movieBrands.contains(String(decoding: head[8..<12], as: UTF8.self))
+        }
+        // An atom's size is at least its 8-byte header (1: a 64-bit size follows).
+        let size = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        return quickTimeAtoms.contains(type) && (size == 1 || size >= 8)
+    }
+
+    /// The container's header: the video's size and turn, before any frame is decoded.
+    public static func header(of bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> PictureHeader {
+        let stream = try open(bytes: bytes, path: path, options: options)
+        return PictureHeader(storedSize: stream.info.size)
+    }
+
+    /// The same from the open file, whose header (`moov`) may be at its end.
+    public static func header(
+        file: consuming FileDescriptor, head: [UInt8], path: String, options: DecodeOptions
+    ) throws(ImageFileError) -> PictureHeader {
+        PictureHeader(storedSize: try open(file: file, path: path, options: options).info.size)
+    }
+
+    public static func decode(
+        bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        try poster(of: open(bytes: bytes, path: path, options: options), fittedTo: slot, options: options)
+    }
+
+    /// The poster, read from the file as FFmpeg asks for its parts: a clip is never read whole.
+    public static func decode(
+        file: consuming FileDescriptor, head: [UInt8], path: String, fittedTo slot: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> DecodedPicture {
+        try poster(of: open(file: file, path: path, options: options), fittedTo: slot, options: options)
+    }
+
+    /// A zoom into the poster.
+    public static func decodeRegion(
+        bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage {
+        let stream = try open(bytes: bytes, path: path, options: options)
+        let frame = try firstFrame(of: stream)
+        let stored = frame.storedSize
+        let wanted = region.pixels(of: stream.orientation.uprightSize(of: stored))
+        let cut = stream.orientation.storedRect(forUpright: wanted, stored: stored)
+        return try frame.planes().resampled(cropping: cut, to: size, turning: stream.orientation, background: options.background)
+    }
+
+    /// A clip's date is not read (the container's `creation_time` is UTC,
+    /// where EXIF dates are local): `order = "taken"` sorts it by its file's time.
+    public static func dateTaken(path: String, head: [UInt8]) -> Int64? { nil }
+}
