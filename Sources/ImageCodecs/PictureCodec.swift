@@ -117,13 +117,16 @@ public struct PictureInfo: Equatable, Sendable {
     /// Something about the file worth one line in the log that does not stop
     /// it showing: "holds 3 images (...): showing its primary image".
     public var note: String?
+    /// A video clip's facts (the picture is its first frame); nil for a picture.
+    public var clip: ClipInfo?
 
-    public init(format: String, originalSize: PixelSize, dateTaken: Int64? = nil, caption: String? = nil, note: String? = nil) {
+    public init(format: String, originalSize: PixelSize, dateTaken: Int64? = nil, caption: String? = nil, note: String? = nil, clip: ClipInfo? = nil) {
         self.format = format
         self.originalSize = originalSize
         self.dateTaken = dateTaken
         self.caption = caption
         self.note = note
+        self.clip = clip
     }
 }
 
@@ -134,14 +137,11 @@ public struct DecodedPicture: Sendable {
     public var info: PictureInfo
     /// Nil for a still (or an animation of one frame).
     public var animation: FrameSchedule?
-    /// A video clip's facts, its poster the picture; nil for a picture.
-    public var clip: ClipInfo?
 
-    public init(picture: RasterImage, info: PictureInfo, animation: FrameSchedule? = nil, clip: ClipInfo? = nil) {
+    public init(picture: RasterImage, info: PictureInfo, animation: FrameSchedule? = nil) {
         self.picture = picture
         self.info = info
         self.animation = animation
-        self.clip = clip
     }
 }
 

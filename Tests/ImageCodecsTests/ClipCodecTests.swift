@@ -69,7 +69,7 @@ import Testing
             let shown = try loader.loadPicture(path, fittedTo: slot)
             let fitted = aspectFitSize(of: size, in: slot)
             #expect(shown.picture.size == fitted && shown.info.originalSize == size && shown.info.format == "video clip")
-            let clip = try #require(shown.clip)
+            let clip = try #require(shown.info.clip)
             #expect(clip.codec == codecName && clip.size == size && clip.depth == depth, "\(clip)")
             #expect(clip.framesPerSecond == 10 && abs((clip.length ?? 0) - 0.3) < 0.02, "\(clip)")
             // Reduced by a whole factor, libyuv's box filter (kioskd's for
@@ -113,7 +113,7 @@ import Testing
         let clip = try Self.clip(["-c:v", "libx264", "-pix_fmt", "yuv420p"], size: size, name: "clip.mp4", in: folder)
         let renamed = folder.path + "/clip.jpg"
         try FileManager.default.moveItem(atPath: clip, toPath: renamed)
-        #expect(try loader.loadPicture(renamed, fittedTo: size).clip?.codec == "H.264")
+        #expect(try loader.loadPicture(renamed, fittedTo: size).info.clip?.codec == "H.264")
         #expect(try loader.uprightSize(of: renamed) == size)
         #expect(PictureCodecs.codec(sniffing: try readFileStart(renamed, count: PictureCodecs.sniffLength))?.name == ClipCodec.name)
     }

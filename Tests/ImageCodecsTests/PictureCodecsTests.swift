@@ -156,8 +156,8 @@ enum PPMCodec: PictureCodec {
         let fromBytes = try JPEGCodec.decode(bytes: readWholeFile(earlier, limit: 1 << 20), path: earlier, fittedTo: PixelSize(width: 40, height: 40), options: options)
         #expect(fromBytes.info == turned.info)
         #expect(fromBytes.picture == turned.picture)
-        // PNG and GIF have no date; their size is their own.
-        for (format, bytes) in try samples() where format != JPEGCodec.name {
+        // PNG and GIF have no date; their size is their own. (A clip's info also says what the clip is: ClipCodecTests.)
+        for (format, bytes) in try samples() where format != JPEGCodec.name && format != ClipCodec.name {
             let path = try folder.write("sample-\(format)", bytes)
             let info = try loader.loadPicture(path, fittedTo: PixelSize(width: 8, height: 8)).info
             #expect(info == PictureInfo(format: format, originalSize: PixelSize(width: 16, height: 8)))

@@ -286,8 +286,9 @@ let demoImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
     /// A frame is due every 16.7 ms whatever else the machine does: the
     /// display loop's thread runs ahead of ordinary threads when it may
-    /// (root here), and the threads it starts do not: the PNG encoder is
-    /// ordinary, the decode worker lower still (`SCHED_BATCH`, nice 19).
+    /// (root here), and the threads it starts do not: the PNG encoder and
+    /// the clip decoder (a clip's frames are due in real time) are
+    /// ordinary, the stills' decode worker lower still (`SCHED_BATCH`, nice 19).
     @Test func theDisplayLoopRunsAheadOfDecodingWhenPermitted() throws {
         let daemon = try Daemon(["--interval", "600", "--socket", "none"])
         daemon.waitFor("picture(s), picture 0 in the centre")

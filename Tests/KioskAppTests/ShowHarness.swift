@@ -83,6 +83,10 @@ final class InlineDecoder: PictureDecoder {
         if let region { finished.append(recipe.outcome(of: region)) }
     }
 
+    /// The clip in the centre, decoded as it is asked for.
+    let inlineClips = InlineClipDecoder()
+    var clips: any ClipDecoder { inlineClips }
+
     /// Animations decode every frame wanted at once, like pictures.
     private let streams = AnimationStreams()
     private(set) var animationRequests: [String: AnimationRequest] = [:]
@@ -90,6 +94,45 @@ final class InlineDecoder: PictureDecoder {
     func animate(_ requests: [String: AnimationRequest]) {
         animationRequests = requests
         while let frame = streams.decodeNext(for: requests, with: recipe) { finished.append(frame) }
+    }
+}
+
+/// A clip decoder for simulated time: every frame the show asks for is
+/// decoded at once, as it asks (``ClipStreams``, as the worker's thread
+/// uses them), unless ``holding``: then nothing more is decoded until
+/// ``letGo()``, as a decoder fallen behind would.
+final class InlineClipDecoder: ClipDecoder {
+    private let streams = ClipStreams()
+    private(set) var request: ClipRequest?
+    private var finished: [ClipOutcome] = []
+    /// Every request made, nil for a stop.
+    private(set) var requests: [ClipRequest?] = []
+    var holding = false
+
+    var hasFinished: Bool { !finished.isEmpty }
+
+    func play(_ request: ClipRequest?) {
+        self.request = request
+        requests.append(request)
+        if request == nil { _ = streams.next(for: nil) }
+        finished.removeAll { $0.playback != request?.playback }
+        decode()
+    }
+
+    private func decode() {
+        guard !holding else { return }
+        while let outcome = streams.next(for: request) { finished.append(outcome) }
+    }
+
+    func takeFinished() -> [ClipOutcome] {
+        defer { finished = [] }
+        return finished
+    }
+
+    /// Decodes what was asked for while holding, at once.
+    func letGo() {
+        holding = false
+        decode()
     }
 }
 
@@ -144,10 +187,11 @@ final class SimulatedShow {
     func run(until end: Double) {
         for _ in 0..<1_000_000 {
             if !decoder.finished.isEmpty { show.picturesReady(at: now) }
+            if decoder.inlineClips.hasFinished { show.clipFramesReady(at: now) }
             if texts.hasFinished { show.textsReady(at: now) }
             show.update(at: now)
             // Decoded at once during the update (a zoom's sharp region): handed over at once, as the worker's descriptor wakes the loop.
-            if !decoder.finished.isEmpty || texts.hasFinished { continue }
+            if !decoder.finished.isEmpty || texts.hasFinished || decoder.inlineClips.hasFinished { continue }
             let next = [screen.pendingFlipTime, show.nextWakeUp(at: now)].compactMap { $0 }.min()
             guard let next, next <= end else {
                 now = end

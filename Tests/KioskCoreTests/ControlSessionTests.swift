@@ -222,7 +222,7 @@ private final class Answers {
             cacheBudgetBytes: 20)
         let keys = status.reply.fields.map(\.key)
         #expect(keys == [
-            "ok", "index", "file", "files", "count", "taken", "picture_size", "position", "paused", "moving", "interval", "transition", "order", "display",
+            "ok", "index", "file", "files", "count", "taken", "picture_size", "clip_position_s", "clip_length_s", "clip_decoder", "position", "paused", "moving", "interval", "transition", "order", "display",
             "display_power", "display_state", "panel", "panning", "panning_off_reason", "brightness", "dimmer", "presence", "lux", "zoom", "focus", "zoom_sharp",
             "caption", "clock", "message", "uptime_s",
             "frames_shown", "refreshes_missed", "frames_panned", "frames_composed", "slides", "cache_bytes", "cache_budget_bytes", "pictures_waiting", "version",

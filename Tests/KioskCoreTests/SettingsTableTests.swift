@@ -56,6 +56,31 @@ import Glibc
         #expect(KioskSettings.table["start_paused"]?.flag == .show)
     }
 
+    /// The clip settings: `video_max` a time as `idle_off`'s is written,
+    /// never none; `video_repeat` once or loop; `video_audio` refused when
+    /// true, since no sound is built in.
+    @Test func clipSettingsTakeTheirValuesAndRefuseTheRestPlainly() throws {
+        var settings = KioskSettings()
+        #expect(settings.clips == ClipSettings() && settings.clips.maximum == 60 && settings.clips.repeats == .once && settings.folder.clips)
+        try settings.set("video_max", to: .string("2m"))
+        try settings.set("video_repeat", to: .string("loop"))
+        try settings.set("video", to: .boolean(false))
+        try settings.set("video_audio", to: .boolean(false))
+        #expect(settings.clips.maximum == 120 && settings.clips.repeats == .loop && !settings.folder.clips)
+        try settings.set("video_max", to: .integer(45))
+        #expect(settings.clips.maximum == 45)
+        let timeProblem = "expected a time like \"60s\", \"2m\" or \"1h\" (1 second to 24 hours)"
+        for written in ["forever", "none", "0s", "2d"] {
+            let error = expectError(SettingError.self) { try settings.set("video_max", to: .string(written)) }
+            #expect(error?.description == "invalid video_max \"\(written)\": \(timeProblem)")
+        }
+        let twice = expectError(SettingError.self) { try settings.set("video_repeat", to: .string("twice")) }
+        #expect(twice?.description == "invalid video_repeat \"twice\": expected once or loop")
+        let sound = expectError(SettingError.self) { try settings.set("video_audio", to: .boolean(true)) }
+        #expect(sound?.description == "invalid video_audio \"true\": sound is not built into this kioskd: clips play muted (leave video_audio = false)")
+        #expect(settings.clips.maximum == 45, "a refused value changes nothing")
+    }
+
     /// Which settings a reload applies at once and which wait: the policy
     /// each descriptor states, as the reload log and `restart_needed` report it.
     @Test func reloadPoliciesAreTheOnesOperatorsAreToldAbout() {
@@ -63,7 +88,7 @@ import Glibc
         func named(_ policy: ReloadPolicy) -> Set<String> { Set(table.descriptors.filter { $0.reload == policy }.map(\.key)) }
         #expect(named(.newDisplay) == ["device", "connector", "mode", "rotation", "display", "size"])
         #expect(named(.newFolder) == ["images", "recursive", "order", "video"])
-        #expect(named(.restart) == ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "presence_keys", "light_sensor", "cec", "state_dir", "start_paused"])
+        #expect(named(.restart) == ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "presence_keys", "light_sensor", "cec", "state_dir", "start_paused", "video_audio"])
         #expect(named(.live).contains("interval") && named(.live).contains("max_zoom"))
     }
 

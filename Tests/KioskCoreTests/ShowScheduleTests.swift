@@ -5,6 +5,37 @@ import Testing
     /// interval 8 s, transition 0.45 s, ease-in-out: the defaults.
     let settings = MotionSettings()
 
+    /// A clip in the centre holds the rest to its end (`restUntil`): the
+    /// automatic slide waits, `next` still moves at once, a pause clears it
+    /// (the show sets it again on resume), a new interval leaves it alone,
+    /// and nothing sets it while paused or held.
+    @Test func aClipsRestEndsWhenTheClipEnds() {
+        var show = ShowSchedule(at: 0, pictureCount: 5, settings: settings, now: 0)
+        show.restUntil(20)
+        #expect(show.nextAdvance == 20)
+        var changed = settings
+        changed.interval = 3
+        show.apply(changed)
+        #expect(show.nextAdvance == 20, "a reload's interval is not the clip's")
+        let early = show.advanceIfDue(at: 8)
+        #expect(!early)
+        let due = show.advanceIfDue(at: 20)
+        #expect(due && show.target == 1)
+        #expect(show.nextAdvance == 20.45 + 3, "the next rest is the interval again")
+        show.restUntil(30)
+        show.apply(.next, at: 21)
+        #expect(show.target == 2 && show.nextAdvance == 21.45 + 3, "next leaves at once")
+        show.apply(.pause, at: 22)
+        show.restUntil(40)
+        #expect(show.nextAdvance == nil, "paused: no rest to hold")
+        show.apply(.resume, at: 23)
+        show.restUntil(24.5)
+        #expect(show.nextAdvance == 24.5)
+        show.apply(.touch(.caught), at: 24)
+        show.restUntil(50)
+        #expect(show.nextAdvance == nil, "held by a finger")
+    }
+
     @Test func restsForTheIntervalThenSlidesToTheNextPicture() {
         var show = ShowSchedule(at: 0, pictureCount: 5, settings: settings, now: 100)
         #expect(show.nextAdvance == 108)

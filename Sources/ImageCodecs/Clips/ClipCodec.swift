@@ -51,7 +51,7 @@ public enum ClipCodec {
         let picture = planes.resampled(
             cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: upright, in: slot),
             turning: stream.orientation, background: options.background)
-        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: upright), clip: stream.info)
+        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: upright, clip: stream.info))
     }
 
     private static func firstFrame(of stream: ClipStream) throws(ImageFileError) -> ClipFrame {
@@ -120,4 +120,88 @@ extension ClipCodec: PictureCodec {
     /// A clip's date is not read (the container's `creation_time` is UTC,
     /// where EXIF dates are local): `order = "taken"` sorts it by its file's time.
     public static func dateTaken(path: String, head: [UInt8]) -> Int64? { nil }
+}
+
+/// A clip played from its file, frame by frame, each fitted to the slot,
+/// with its time on the clip's own clock: from 0 at its first frame, and
+/// growing across plays when it loops (a play's length added each time).
+/// Times the stream does not give, or gives out of order (a clip of zero
+/// durations), become the previous frame's time plus the clip's nominal
+/// frame time, so the clip always moves on.
+public final class ClipPlayer {
+    public let path: String
+    public let slot: PixelSize
+    /// What the container says.
+    public var info: ClipInfo { stream.info }
+    private let stream: ClipStream
+    private let options: DecodeOptions
+    private let loops: Bool
+    /// The first frame's own timestamp: clip times count from it.
+    private var origin: Double?
+    /// The last frame's time on the clip's clock, and where the plays before this one end.
+    private var last: Double?
+    private var playsBefore = 0.0
+    /// Frames given out, over every play.
+    public private(set) var frames = 0
+
+    /// The nominal time of one frame: the container's rate, else 1/30 s.
+    public var frameTime: Double {
+        guard let rate = info.framesPerSecond, rate.isFinite, (1...240).contains(rate) else { return 1.0 / 30 }
+        return 1 / rate
+    }
+
+    /// Opens the clip at `path` to play it fitted to `slot`, decoded by
+    /// `threads` threads; `loops`: it plays again from the start at its end.
+    public init(path: String, fittedTo slot: PixelSize, options: DecodeOptions, loops: Bool, threads: Int) throws(ImageFileError) {
+        self.path = path
+        self.slot = slot
+        self.options = options
+        self.loops = loops
+        stream = try LibraryMessages.about(path) { () throws(ImageFileError) in
+            try ClipCodec.open(file: openRegularFile(path, limit: options.maximumClipBytes), path: path, options: options, threads: threads)
+        }
+    }
+
+    /// One frame decoded and fitted to the slot.
+    public struct Frame {
+        public let number: Int
+        /// Seconds on the clip's clock.
+        public let time: Double
+        public let picture: RasterImage
+    }
+
+    /// What comes next: a frame, or the end (where the last play ends on
+    /// the clip's clock; never for a clip that loops, unless it has no frame at all).
+    public enum Next {
+        case frame(Frame)
+        case end(at: Double)
+    }
+
+    public func next() throws(ImageFileError) -> Next {
+        try LibraryMessages.about(path) { () throws(ImageFileError) in try nextNow() }
+    }
+
+    private func nextNow() throws(ImageFileError) -> Next {
+        var decoded = try stream.nextFrame()
+        if decoded == nil, loops, let last {
+            // The end of a play: the next begins a frame after its last.
+            playsBefore = last + frameTime
+            origin = nil
+            try stream.rewind()
+            decoded = try stream.nextFrame()
+        }
+        guard let frame = decoded else { return .end(at: last.map { $0 + frameTime } ?? 0) }
+        let own = frame.time.isFinite ? frame.time : (last.map { $0 - playsBefore } ?? 0) + frameTime
+        if origin == nil { origin = own }
+        var time = playsBefore + own - (origin ?? 0)
+        if let last, !(time > last) { time = last + frameTime }
+        last = time
+        let planes = try frame.planes()
+        let stored = frame.storedSize
+        let picture = planes.resampled(
+            cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: info.size, in: slot),
+            turning: stream.orientation, background: options.background)
+        frames += 1
+        return .frame(Frame(number: frames - 1, time: time, picture: picture))
+    }
 }

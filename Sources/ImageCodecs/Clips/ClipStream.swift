@@ -38,7 +38,15 @@ final class ClipStream {
     /// every packet refused, or a stream of empty packets.
     static let packetsPerFrame = 2000
     /// The codecs kioskd plays, as an operator knows them.
-    static let codecs: [AVCodecID: String] = [AV_CODEC_ID_H264: "H.264", AV_CODEC_ID_HEVC: "HEVC", AV_CODEC_ID_VP9: "VP9", AV_CODEC_ID_AV1: "AV1"]
+    static func played(_ codec: AVCodecID) -> String? {
+        switch codec {
+        case AV_CODEC_ID_H264: "H.264"
+        case AV_CODEC_ID_HEVC: "HEVC"
+        case AV_CODEC_ID_VP9: "VP9"
+        case AV_CODEC_ID_AV1: "AV1"
+        default: nil
+        }
+    }
     /// The demuxers FFmpeg may choose between (each name as libavformat lists it).
     static let demuxers = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
 
@@ -67,10 +75,10 @@ final class ClipStream {
             length = Double(format.pointee.duration) / Double(AV_TIME_BASE)
         }
         info = ClipInfo(
-            codec: Self.codecs[parameters.codec_id] ?? String(cString: avcodec_get_name(parameters.codec_id)),
+            codec: Self.played(parameters.codec_id) ?? String(cString: avcodec_get_name(parameters.codec_id)),
             size: orientation.uprightSize(of: Self.displaySize(stored, parameters.sample_aspect_ratio)), depth: 8, length: length,
             framesPerSecond: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil)
-        guard Self.codecs[parameters.codec_id] != nil else {
+        guard Self.played(parameters.codec_id) != nil else {
             throw ImageFileError(path: path, reason: .corrupt("a clip in \(info.codec): kioskd plays H.264, HEVC, VP9 and AV1"))
         }
         guard stored.width > 0, stored.height > 0 else { throw ImageFileError(path: path, reason: .corrupt("the container gives the video no size")) }
@@ -149,6 +157,16 @@ final class ClipStream {
             // A packet the decoder refuses is passed over: the next key frame may decode.
             if sent < 0 && sent != kiosk_av_error_again { refusal = sent }
         }
+    }
+
+    /// Back to the first frame, to play the clip again (`video_repeat = "loop"`).
+    func rewind() throws(ImageFileError) {
+        guard let format, let decoder else { return }
+        let start = stream.pointee.start_time == kiosk_av_nopts ? 0 : stream.pointee.start_time
+        try Self.check(av_seek_frame(format, stream.pointee.index, start, AVSEEK_FLAG_BACKWARD), path: path, input: input, doing: "cannot go back to the start")
+        avcodec_flush_buffers(decoder)
+        draining = false
+        finished = false
     }
 
     /// Seconds from the stream's start to `frame` (its best guess at a timestamp).

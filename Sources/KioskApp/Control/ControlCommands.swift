@@ -169,6 +169,7 @@ final class ControlCommands {
         status.taken = show.centred.info?.dateTaken
         status.pictureSize = show.centred.info?.originalSize
         status.picturesWaiting = show.strip.waitingOnScreen
+        status.clip = show.strip.clip
         return status
     }
 }

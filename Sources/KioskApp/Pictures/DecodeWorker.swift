@@ -176,6 +176,8 @@ protocol PictureDecoder: AnyObject {
     /// Replaces the zoomed region to decode sharp (nil: none): before
     /// anything else, since it is what the viewer is looking at.
     func zoom(_ region: ZoomRegion?)
+    /// Plays the clip in the centre, apart from the pictures (``ClipWorker``).
+    var clips: any ClipDecoder { get }
 }
 
 /// Decodes pictures on its own thread so the run loop never waits for a disk
@@ -219,8 +221,11 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     }
 
     private let mailbox: WorkerMailbox<State>
+    /// The clip playing, on a thread of its own.
+    let clipWorker: ClipWorker
+    var clips: any ClipDecoder { clipWorker }
 
-    /// Poll this for readability: finished pictures are waiting.
+    /// Poll this for readability: finished pictures are waiting (and ``clipWorker``'s, for frames of a clip).
     var readyFD: Int32 { mailbox.readyFD }
 
     convenience init(recipe: PictureRecipe, priority: WorkerPriority = .normal) throws(SystemCallError) {
@@ -231,6 +236,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     /// (a refusal is not fatal: it decodes at ordinary priority).
     init(recipe: PictureRecipe? = nil, priority: WorkerPriority = .normal, decode: @escaping Decode) throws(SystemCallError) {
         mailbox = try WorkerMailbox(State(decode: decode, recipe: recipe))
+        // A clip's frames are due in real time: its thread (started with the
+        // first clip) is an ordinary one, ahead of the stills' (which may yield
+        // to everything), behind the display loop.
+        clipWorker = try ClipWorker(priority: .normal)
         // The thread holds its own reference until it ends.
         try mailbox.start(priority: priority) { [self] in work() }
     }
@@ -239,7 +248,10 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
     /// waiting for it: a shutdown must not wait for a 50 Mpx decode on a slow
     /// board. The thread holds its own reference, so it ends cleanly, or with
     /// the process if that exits first.
-    func stop() { mailbox.tell { $0.stopping = true } }
+    func stop() {
+        mailbox.tell { $0.stopping = true }
+        clipWorker.stop()
+    }
 
     /// Replaces the list of pictures to decode, most urgent first. A picture
     /// being decoded, or decoded and not yet taken, is not decoded twice

@@ -43,6 +43,7 @@ extension RunningShow {
         endChange(at: now)
         schedule.apply(assembly.settings.motion)
         order = assembly.settings.folder.order
+        clipSettings = assembly.settings.clips
         let edit = strip.reassemble(assembly, keepingSlot: schedule.target, budget: layout.cacheBudget) { renumber(as: $0) }
         layout = assembly.layout
         configureTexts()

@@ -22,6 +22,8 @@ final class RunningShow {
     var schedule: ShowSchedule
     /// The playlist's order (the `order` setting), for `status`.
     var order: PictureOrder
+    /// How clips play (`video_max`, `video_repeat`).
+    var clipSettings: ClipSettings
     /// The whole picture the strip last rested on or set off for (a finger's hold aside), for counting slides.
     private var settledTarget: Int
     /// ``ShowEvent/ready`` was told for this screen.
@@ -50,6 +52,7 @@ final class RunningShow {
         schedule = ShowSchedule(at: start, pictureCount: decoded.index.count, settings: assembly.settings.motion, now: now)
         settledTarget = schedule.target
         order = assembly.settings.folder.order
+        clipSettings = assembly.settings.clips
         var emitted: ((ShowEvent) -> Void)?
         pacer = FramePacer(screen: screen) { emitted?($0) }
         zoom = ShowZoom(maxZoom: assembly.settings.input.maxZoom, decoder: decoder, pacer: pacer)
@@ -126,7 +129,11 @@ final class RunningShow {
             if schedule.target != settledTarget { pacer.count { $0.slides += 1 } }
             settledTarget = schedule.target
         }
-        if schedule.isPaused != paused { emit(schedule.isPaused ? .paused : .resumed) }
+        if schedule.isPaused != paused {
+            // A clip in the centre pauses with the show; resumed, its rest is what it has left to play.
+            if let end = strip.pauseClip(schedule.isPaused, at: now) { schedule.restUntil(end) }
+            emit(schedule.isPaused ? .paused : .resumed)
+        }
         switch command {
         case .move, .goto: if schedule.isMoving(at: now) { pacer.commandedMove() }
         default: break
@@ -259,6 +266,7 @@ final class RunningShow {
         } else if strip.playAnimations(geometry: layout.geometry, at: schedule.position(at: now), now: now) {
             pacer.frameNeeded = true
         }
+        playClip(at: now)
         guard !pacer.unseen, !screen.flipPending else { return }
         guard let position = positionToDraw(at: now) else {
             pacer.nothingToDraw(moving: schedule.isMoving(at: now))
@@ -266,6 +274,39 @@ final class RunningShow {
         }
         guard let lateness = pacer.drawingAllowed(at: now, held: schedule.isHeld) else { return }
         draw(at: position, moving: pacer.drawnPosition.map { $0 != position } ?? false, now: now, lateBy: lateness)
+    }
+
+    /// The clip in the centre plays once the strip has come to rest on it,
+    /// the panel showing and nothing zoomed; it stops when any of that ends
+    /// (``StripContents/followClip(centre:canPlay:moving:settings:)``).
+    /// Its frames go on screen at the refresh nearest their time on its
+    /// clock, and the automatic slide waits for its end, up to `video_max`.
+    private func playClip(at now: Double) {
+        let moving = schedule.isMoving(at: now)
+        let canPlay = !pacer.unseen && !moving && !schedule.isHeld && !zoom.isZoomed && strip.change == nil
+            && schedule.position(at: now) == Double(schedule.target)
+        if strip.followClip(centre: schedule.target, canPlay: canPlay, moving: moving, settings: clipSettings) { pacer.frameNeeded = true }
+        guard strip.clip != nil, !pacer.unseen else { return }
+        apply(strip.advanceClip(refresh: screen.nextRefresh(after: now), period: screen.refreshPeriod), at: now)
+    }
+
+    /// What a step of the clip changed: its rest, the frame, the log.
+    private func apply(_ news: StripContents.ClipNews, at now: Double) {
+        if let end = news.restUntil { schedule.restUntil(end) }
+        if news.released { schedule.restUntil(now + schedule.interval) }
+        if news.frameChanged { pacer.frameNeeded = true }
+        if news.shown != 0 || news.dropped != 0 {
+            pacer.count {
+                $0.clipFramesShown += news.shown
+                $0.clipFramesDropped += news.dropped
+            }
+        }
+        for event in news.events { emit(event) }
+    }
+
+    /// The clip decoder's descriptor is readable: frames arrived.
+    func clipFramesReady(at now: Double) {
+        apply(strip.takeClipFrames(), at: now)
     }
 
     /// When the run loop must call ``update(at:)`` if nothing else happens
@@ -279,7 +320,10 @@ final class RunningShow {
         if positionToDraw(at: now) != nil { return pacer.nextFrameTime(at: now) }
         if schedule.isMoving(at: now) { return screen.nextRefresh(after: now) }
         // At rest: the next slide (not while zoomed), an animation's next frame, or the zoom's.
-        let wakeUps = [zoom.isZoomed ? nil : schedule.nextAdvance, strip.nextFrameDue, texts.nextWakeUp(at: now)].compactMap { $0 }
+        let wakeUps = [
+            zoom.isZoomed ? nil : schedule.nextAdvance, strip.nextFrameDue, strip.nextClipFrameDue(period: screen.refreshPeriod),
+            texts.nextWakeUp(at: now),
+        ].compactMap { $0 }
         return (wakeUps + zoom.nextWakeUps(at: now, resumeAfter: schedule.resumeAfter)).min()
     }
 
@@ -315,10 +359,10 @@ final class RunningShow {
     /// buffer is drawn now into the buffer not on screen
     /// (``ShowPanner/bufferAhead(of:at:layout:playlist:brightness:overlays:plain:caption:picture:)``),
     /// once for what is on screen, so the slide's first frame is a window
-    /// of it. Not while an animation plays (its frames would draw over it),
+    /// of it. Not while an animation or a clip plays (its frames would draw over it),
     /// zoomed, or while a finger holds the strip.
     private func drawAheadOfTheNextSlide(at now: Double) {
-        guard !schedule.isPaused, !schedule.isHeld, !schedule.isMoving(at: now), strip.nextFrameDue == nil, !zoom.isZoomed,
+        guard !schedule.isPaused, !schedule.isHeld, !schedule.isMoving(at: now), strip.nextFrameDue == nil, strip.clip == nil, !zoom.isZoomed,
               let position = pacer.drawnPosition, position == Double(schedule.target),
               let buffer = panner.bufferAhead(
                 of: cells(at: position, shownAt: now), at: position, layout: layout, playlist: strip.decoded.index,

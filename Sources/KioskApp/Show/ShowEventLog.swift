@@ -13,6 +13,10 @@ extension ShowEvent {
             return .warning("skipping \(file): \(reason)")
         case .animationStopped(let file, let reason):
             return .warning("\(file) stops animating: \(reason)")
+        case .clipStarted(let file, let words):
+            return .info("playing \(file): \(words)")
+        case .clipStopped(let file, let reason):
+            return .warning("\(file) stops playing: \(reason); its first frame stays")
         case .pictureNote(let file, let note):
             return .info("\(file): \(note)")
         case .zoomNotSharp(let file, let reason):

@@ -25,6 +25,7 @@ final class ShowLoop {
         loop = try EventLoop()
         let show = controller.show, clock = controller.clock
         registrations.append(try loop.register(decoder.readyFD, name: "decoder") { _ in show.picturesReady(at: clock()) })
+        registrations.append(try loop.register(decoder.clipWorker.readyFD, name: "clip") { _ in show.clipFramesReady(at: clock()) })
         if let texts { registrations.append(try loop.register(texts.readyFD, name: "text") { _ in show.textsReady(at: clock()) }) }
         // Its work is done by update(at:), which runs in every wake-up
         // before the other sources' events: a frame is never late for them.

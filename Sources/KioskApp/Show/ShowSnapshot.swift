@@ -66,6 +66,8 @@ struct ShowSnapshot {
         let allOnScreen: Bool
         /// How many pictures on screen are still being decoded (`pictures_waiting`).
         let waitingOnScreen: Int
+        /// The clip playing in the centre, once its first frame is on screen.
+        let clip: ClipStatus?
     }
 
     /// The panel and how the strip lies on it.
@@ -108,7 +110,7 @@ extension RunningShow {
                 slotCount: slots, position: slots == 0 ? 0 : position - (position / Double(slots)).rounded(.down) * Double(slots),
                 paused: schedule.isPaused, moving: schedule.isMoving(at: now), interval: schedule.interval, order: order,
                 lastPresence: schedule.lastPresence, held: schedule.isHeld, motion: schedule.motion, allOnScreen: pictures.allOnScreen,
-                waitingOnScreen: pictures.waitingOnScreen),
+                waitingOnScreen: pictures.waitingOnScreen, clip: strip.clip?.status(at: now)),
             zoom: zoomStatus(at: now), zoomed: isZoomed,
             screen: .init(
                 panel: panel, display: screen.displayDescription, physicalSize: screen.physicalSize, geometry: layout.geometry,

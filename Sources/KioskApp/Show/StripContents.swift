@@ -23,6 +23,10 @@ final class StripContents {
     /// The animated pictures playing on screen, and what the decoder was last asked to decode for them.
     private var animated = AnimatedPictures()
     private var animationRequests: [String: AnimationRequest] = [:]
+    /// The clip playing in the centre (or holding its last frame as the strip slides away), and what its decoder was asked for.
+    private(set) var clip: PlayingClip?
+    private var clipPlaybacks = 0
+    private var clipRequest: ClipRequest?
     /// `order = "shuffle"`: when the next round's order is due.
     private var shuffles: ShuffleRounds?
     private var random = SystemRandomNumberGenerator()
@@ -54,7 +58,10 @@ final class StripContents {
     /// The picture to draw for `unit`: the centred one zoomed, an
     /// animation's frame, or its still (``pictureShown(forUnit:in:zoomed:frame:)``).
     func shownPicture(_ unit: Int, zoomed: (unit: Int, picture: RasterImage)?) -> RasterImage? {
-        pictureShown(forUnit: unit, in: decoded, zoomed: zoomed) { animated.isEmpty ? nil : animated.frame(of: $0) }
+        pictureShown(forUnit: unit, in: decoded, zoomed: zoomed) { file in
+            if let clip, clip.path == file, let frame = clip.current { return frame }
+            return animated.isEmpty ? nil : animated.frame(of: file)
+        }
     }
 
     // MARK: Folder news
@@ -98,6 +105,7 @@ final class StripContents {
         case .changes(let change):
             decoder.forget(Set(change.added.map(\.path)))
             animated.forget(Set(change.added.map(\.path)))
+            if let playing = clip, change.added.contains(where: { $0.path == playing.path }) { stopClip() }
             edit = decoded.apply(change, keepingSlot: slot)
         case .listing(let entries, _):
             edit = decoded.replacePlaylist(with: entries, keepingSlot: slot)
@@ -225,17 +233,115 @@ final class StripContents {
         return due
     }
 
-    /// No animation plays: nothing decoded, no wake-up for a frame.
+    /// No animation plays, nor a clip: nothing decoded, no wake-up for a frame.
     func stopAnimations() {
         animated.stopAll()
         if !animationRequests.isEmpty {
             animationRequests = [:]
             decoder.animate([:])
         }
+        stopClip()
     }
 
     /// When an animation's next frame is due.
     var nextFrameDue: Double? { animated.nextDue }
+
+    // MARK: The clip in the centre
+
+    /// What a step of the clip in the centre tells the show.
+    struct ClipNews {
+        var events: [ShowEvent] = []
+        /// The rest now ends here: the clip's end, or `video_max`.
+        var restUntil: Double?
+        /// The clip broke: the rest is the show's own again.
+        var released = false
+        /// A new frame is on screen.
+        var frameChanged = false
+        /// Frames shown and let go unseen in this step.
+        var shown = 0, dropped = 0
+    }
+
+    /// Starts the clip in the centre's slot `slot` when `canPlay` (the
+    /// strip at rest there, the panel showing, nothing zoomed), and stops
+    /// one that cannot play on: its slot shows its first frame again. A
+    /// clip that played its time keeps its last frame while the strip
+    /// slides away from it. Returns true when what a slot shows changed.
+    func followClip(centre slot: Int, canPlay: Bool, moving: Bool, settings: ClipSettings) -> Bool {
+        let decoded = pictures.pictures
+        var wanted: String?
+        if canPlay, let unit = decoded.index.item(forSlot: slot) {
+            let key = decoded.key(unit)
+            if let file = key.file, decoded.info(of: key)?.clip != nil { wanted = file }
+        }
+        var changed = false
+        if let playing = clip, playing.path != wanted || playing.slot != slot, !(playing.isOver && moving) {
+            clip = nil
+            changed = playing.current != nil
+        }
+        if clip == nil, let wanted {
+            clipPlaybacks += 1
+            clip = PlayingClip(path: wanted, slot: slot, playback: clipPlaybacks, settings: settings, fitted: recipe.slot)
+        }
+        sendClipRequest()
+        return changed
+    }
+
+    /// Takes the clip decoder's outcomes for the clip playing.
+    func takeClipFrames() -> ClipNews {
+        var news = ClipNews()
+        for outcome in decoder.clips.takeFinished() {
+            guard clip?.playback == outcome.playback else { continue }
+            if let error = clip?.take(outcome) {
+                news.events.append(.clipStopped(file: error.path, reason: error.why))
+                news.released = true
+            }
+            if case .ended = outcome, let end = clip?.endsAt { news.restUntil = end }
+        }
+        sendClipRequest()
+        return news
+    }
+
+    /// Puts on screen the clip's frame for the refresh at `refresh`.
+    func advanceClip(refresh: Double, period: Double) -> ClipNews {
+        var news = ClipNews()
+        guard var playing = clip else { return news }
+        let (shownBefore, droppedBefore) = (playing.shown, playing.dropped)
+        let step = playing.advance(refresh: refresh, period: period)
+        clip = playing
+        if step.started {
+            let words = playing.info.map { "\($0), software decoding" } ?? "software decoding"
+            news.events.append(.clipStarted(file: playing.path, words: words))
+            news.restUntil = playing.endsAt
+        }
+        news.frameChanged = step.changed
+        news.shown = playing.shown - shownBefore
+        news.dropped = playing.dropped - droppedBefore
+        sendClipRequest()
+        return news
+    }
+
+    /// Pauses or resumes the clip's clock with the show; returns when its rest now ends.
+    func pauseClip(_ paused: Bool, at now: Double) -> Double? {
+        if paused { clip?.pause(at: now) } else { clip?.resume(at: now) }
+        return clip?.endsAt
+    }
+
+    /// The clip stops; its slot shows its first frame.
+    func stopClip() {
+        clip = nil
+        sendClipRequest()
+    }
+
+    /// When the clip's next frame is due.
+    func nextClipFrameDue(period: Double) -> Double? { clip?.nextDue(period: period) }
+
+    /// Asks the clip decoder for what the clip playing wants, when that changed.
+    private func sendClipRequest() {
+        let request = clip?.request(options: recipe.loader.options)
+        guard request != clipRequest else { return }
+        clipRequest = request
+        decoder.clips.play(request)
+    }
 
     // MARK: Decoding
 

@@ -68,6 +68,8 @@ public struct ControlStatus: Equatable, Sendable {
     public var order = PictureOrder.name
     /// The centred picture's zoom; nil while it is fitted (keys `zoom` 1, `focus` null).
     public var zoom: ZoomStatus?
+    /// The clip playing in the centre; nil when none plays (its keys null).
+    public var clip: ClipStatus?
 
     public init(
         index: Int?, file: String?, count: Int, position: Double, paused: Bool, moving: Bool, interval: Double,
@@ -99,6 +101,9 @@ public struct ControlStatus: Equatable, Sendable {
             "count": .int(count),
             "taken": taken.map { .string(wallClockISO8601($0)) } ?? .null,
             "picture_size": pictureSize.map { .string("\($0.width)x\($0.height)") } ?? .null,
+            "clip_position_s": clip.map { .double(($0.position * 100).rounded() / 100) } ?? .null,
+            "clip_length_s": clip?.length.map { .double(($0 * 100).rounded() / 100) } ?? .null,
+            "clip_decoder": clip.map { .string($0.decoder) } ?? .null,
             "position": .double((position * 1000).rounded() / 1000),
             "paused": .bool(paused),
             "moving": .bool(moving),
@@ -132,6 +137,23 @@ public struct ControlStatus: Equatable, Sendable {
             "pictures_waiting": .int(picturesWaiting),
             "version": .string(KioskVersion.current),
         ])
+    }
+}
+
+/// The clip playing in the centre, for `status` (and MQTT's state): where
+/// it is on its clock (seconds played, a pause not counted), its length
+/// when known (nil for a container that does not say, until its end is
+/// read; a looping clip's is one play's), and how it is decoded:
+/// `software`, `vaapi` or `v4l2`.
+public struct ClipStatus: Equatable, Sendable {
+    public var position: Double
+    public var length: Double?
+    public var decoder: String
+
+    public init(position: Double, length: Double?, decoder: String) {
+        self.position = position
+        self.length = length
+        self.decoder = decoder
     }
 }
 
@@ -180,7 +202,7 @@ extension ShowEvent {
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]
         case .messageChanged(let text): return ["event": "message", "message": text.map(JSONValue.string) ?? .null]
-        case .ready, .pictureRefused, .animationStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .panningChanged, .screenChanged, .seatChanged:
+        case .ready, .pictureRefused, .animationStopped, .clipStarted, .clipStopped, .zoomNotSharp, .pictureNote, .settingsApplied, .stopped, .folderNote, .textNote, .panningChanged, .screenChanged, .seatChanged:
             return nil
         }
     }

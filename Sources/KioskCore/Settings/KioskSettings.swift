@@ -81,6 +81,21 @@ public struct MotionSettings: Hashable, Sendable {
     public init() {}
 }
 
+/// How video clips play in the centre (`video_max`, `video_repeat`,
+/// `video_audio`); whether they are shown at all is the folder's
+/// (``FolderSettings/clips``, `video`), since it decides which files are listed.
+public struct ClipSettings: Hashable, Sendable {
+    /// The longest a clip holds the show, in seconds of playing: then the
+    /// strip moves on, mid-clip if need be (`video_max`).
+    public var maximum: Double = 60
+    /// Once to its end, or looped until ``maximum`` (`video_repeat`).
+    public var repeats: ClipPlayback.Repeat = .once
+    /// Sound: not built; a kiosk is muted (`video_audio`, which refuses true).
+    public var audio = false
+
+    public init() {}
+}
+
 /// The order pictures play in (`order`).
 public enum PictureOrder: String, Hashable, Sendable, CaseIterable {
     /// File names in ``NaturalOrder`` (`IMG_2` before `IMG_10`), subfolders in the same order.
@@ -280,6 +295,8 @@ public struct KioskSettings: Hashable, Sendable {
     /// from the slot size (see ``PreloadPlan/defaultBudget(_:)``).
     public var cacheMegabytes: Int? = nil
     public var motion = MotionSettings()
+    /// How clips play (`video_max`, `video_repeat`, `video_audio`).
+    public var clips = ClipSettings()
     public var control = ControlSettings()
     public var input = InputSettings()
     public var folder = FolderSettings()

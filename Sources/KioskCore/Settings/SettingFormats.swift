@@ -341,6 +341,30 @@ extension SettingFormat where Value == Double? {
     }
 }
 
+extension SettingFormat where Value == Double {
+    /// `video_max`: a time written as `idle_off`'s is (``DurationText``, or
+    /// seconds as a number), 1 s to a day, never `"none"`.
+    static var requiredDuration: Self {
+        let problem = "expected a time like \"60s\", \"2m\" or \"1h\" (1 second to 24 hours)"
+        return SettingFormat(read: { value in
+            // try? flattens: nil for "none" and for anything unreadable.
+            guard let seconds = try? SettingFormat<Double?>.duration.read(value) else { throw SettingProblem(problem) }
+            return seconds
+        }, write: { SettingFormat<Double?>.duration.write($0) })
+    }
+}
+
+extension SettingFormat where Value == Bool {
+    /// `video_audio`: false; true is refused, since this kioskd plays no sound.
+    static var audioNotBuilt: Self {
+        SettingFormat(read: { value in
+            guard case .boolean(let on) = value else { throw SettingProblem("expected true or false") }
+            if on { throw SettingProblem("sound is not built into this kioskd: clips play muted (leave video_audio = false)") }
+            return false
+        }, write: { .boolean($0) })
+    }
+}
+
 extension SettingFormat where Value == PresenceWaking {
     /// `wake_on_presence`: true, false or "always".
     static var presenceWaking: Self {

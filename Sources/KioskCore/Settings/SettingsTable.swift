@@ -61,7 +61,16 @@ extension KioskSettings {
         // Video clips.
         SettingDescriptor(
             "video", \.folder.clips, .boolean, flag: .none, valueName: "bool", reload: .newFolder,
-            help: "Show the folder's video clips (.mp4, .mov, .m4v, .mkv, .webm in H.264, HEVC, VP9 or AV1), each in its slot as its first frame; false passes over them."),
+            help: "Show the folder's video clips (.mp4, .mov, .m4v, .mkv, .webm in H.264, HEVC, VP9 or AV1): each shows its first frame in its slot and plays when it comes to rest in the centre; false passes over them."),
+        SettingDescriptor(
+            "video_max", \.clips.maximum, .requiredDuration, flag: .none, valueName: "time", reload: .live,
+            help: "The longest a clip plays before the show moves on (\"60s\", \"5m\"): the automatic slide waits for a clip's end, up to this."),
+        SettingDescriptor(
+            "video_repeat", \.clips.repeats, .word(expected: "once or loop"), flag: .none, valueName: "once|loop", reload: .live,
+            help: "once: a clip plays to its end and the show moves on; loop: it plays again until video_max."),
+        SettingDescriptor(
+            "video_audio", \.clips.audio, .audioNotBuilt, flag: .none, valueName: "bool", reload: .restart,
+            help: "Clips' sound: false (a kiosk is muted). Sound is not built into this kioskd, so true is refused."),
         // The motion.
         SettingDescriptor(
             "interval", \.motion.interval, .seconds(0.1...86_400), flag: .show, valueName: "s", reload: .live,

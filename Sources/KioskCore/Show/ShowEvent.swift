@@ -26,6 +26,10 @@ public struct ShowStatistics: Equatable, Sendable {
     public var longBuffersCPU = 0.0
     /// Playlist changes animated on screen (``StripChange``).
     public var changesAnimated = 0
+    /// Frames of clips put on screen, and those let go unseen because
+    /// decoding fell behind (``ClipPlayback/dropped``).
+    public var clipFramesShown = 0
+    public var clipFramesDropped = 0
     /// True when the strip is still (no slide in progress).
     public var atRest = true
     /// From each finger move's kernel timestamp to the flip of the first
@@ -73,6 +77,11 @@ public enum ShowEvent: Equatable, Sendable {
     case pictureRefused(file: String, reason: String)
     /// An animated picture broke after its first frame: it stays on the frame it shows.
     case animationStopped(file: String, reason: String)
+    /// A video clip began to play in the centre: `words` are its codec,
+    /// size, rate and length and how it is decoded (``ClipInfo``).
+    case clipStarted(file: String, words: String)
+    /// A clip could not go on (broken mid-way, or it never opened): its first frame stays.
+    case clipStopped(file: String, reason: String)
     /// The zoomed part of a picture could not be decoded again sharp: it stays scaled up.
     case zoomNotSharp(file: String, reason: String)
     /// Something about a file that does not stop it showing (a HEIF burst

@@ -80,7 +80,11 @@ public struct ShowSchedule: Sendable, Equatable {
     /// group's beat times the slides (``isTimedByGroup``).
     public var nextAdvance: Double? { isTimedByGroup ? nil : restEnds }
     /// When the rest on the centred picture ends, by the show's own timing.
-    private var restEnds: Double?
+    private var restEnds: Double? {
+        didSet { restIsClips = false }
+    }
+    /// The rest under way is a clip's (``restUntil(_:)``): a new `interval` does not change it.
+    private var restIsClips = false
     /// The slides come from a group's shared beat (``GroupBeat``): the
     /// show does not slide by itself; the group sends it where to go.
     public private(set) var isTimedByGroup = false
@@ -230,7 +234,7 @@ public struct ShowSchedule: Sendable, Equatable {
     public mutating func apply(_ settings: MotionSettings) {
         motion.easing = settings.easing
         motion.duration = settings.transition
-        if let due = restEnds { restEnds = due - interval + settings.interval }
+        if let due = restEnds, !restIsClips { restEnds = due - interval + settings.interval }
         interval = settings.interval
     }
 
@@ -251,6 +255,17 @@ public struct ShowSchedule: Sendable, Equatable {
         guard isAsleep else { return }
         isAsleep = false
         if !isPaused { restEnds = now + interval }
+    }
+
+    /// A clip playing in the centre holds the rest: the automatic slide
+    /// comes at `end` (the clip's end, or `video_max`) instead of an
+    /// `interval` after the slide. Only a rest under way by the show's own
+    /// timing is changed: not while paused, asleep, held by a finger, or
+    /// timed by a group's beat (the beat wins: a group slides together).
+    public mutating func restUntil(_ end: Double) {
+        guard restEnds != nil, !isPaused, !isAsleep, held == nil, end.isFinite else { return }
+        restEnds = end
+        restIsClips = true
     }
 
     /// Starts the automatic slide if its time has come; true if it did.
