@@ -20,11 +20,12 @@ static const int kiosk_avseek_size = AVSEEK_SIZE;
 static const int kiosk_avseek_force = AVSEEK_FORCE;
 static const int64_t kiosk_av_nopts = AV_NOPTS_VALUE;
 
-// The stream's display matrix (a phone's rotation), or NULL: stream side
-// data up to libavformat 60 (FFmpeg 5.1, Debian 12), the parameters'
-// coded side data from 61 (FFmpeg 7.1, Debian 13).
+// The stream's display matrix (a phone's rotation), or NULL: the
+// stream's side data before FFmpeg 6.1 (5.1 is Debian 12's), the codec
+// parameters' coded side data from 6.1 (libavcodec 60.31; 7.1 is Debian
+// 13's), where the demuxers put it.
 static inline const int32_t *kiosk_av_display_matrix(const AVStream *stream) {
-#if LIBAVFORMAT_VERSION_MAJOR >= 61
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 31, 100)
     const AVPacketSideData *data = av_packet_side_data_get(
         stream->codecpar->coded_side_data, stream->codecpar->nb_coded_side_data, AV_PKT_DATA_DISPLAYMATRIX);
     return data && data->size >= 36 ? (const int32_t *)data->data : NULL;

@@ -122,9 +122,9 @@
     F(av_find_best_stream) F(av_read_frame) F(av_seek_frame) F(avformat_alloc_context) F(avformat_close_input) \
     F(avformat_find_stream_info) F(avformat_free_context) F(avformat_open_input) F(avio_alloc_context) \
     F(avio_context_free) AVFORMAT_SIDE_DATA_FUNCTIONS(F)
-// A stream's display matrix: the stream's side data up to FFmpeg 6, the
-// codec parameters' from FFmpeg 7 (libavformat and libavcodec 61).
-#if LIBAVFORMAT_VERSION_MAJOR >= 61
+// A stream's display matrix: the stream's side data before FFmpeg 6.1,
+// the codec parameters' from 6.1 (libavcodec 60.31) on.
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 31, 100)
 #define AVCODEC_SIDE_DATA_FUNCTIONS(F) F(av_packet_side_data_get)
 #define AVFORMAT_SIDE_DATA_FUNCTIONS(F)
 #else

@@ -42,6 +42,10 @@ public protocol PictureCodec: Sendable {
     static func decodeRegion(
         bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
     ) throws(ImageFileError) -> RasterImage
+    /// The same from the open `file`: a codec that reads its files in parts (a clip) never reads one whole.
+    static func decodeRegion(
+        file: consuming FileDescriptor, path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage
     /// The file at `path` opened to play its frames fitted to `slot`; nil
     /// for a format that has none.
     static func openAnimation(path: String, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> (any PictureAnimation)?
@@ -71,6 +75,14 @@ extension PictureCodec {
             guard head.count == PictureCodecs.headerLength else { throw error }
             return try header(of: readWholeFile(path, limit: options.maximumFileBytes), path: path, options: options)
         }
+    }
+
+    /// The file read whole, then ``decodeRegion(bytes:path:region:at:options:)``.
+    public static func decodeRegion(
+        file: consuming FileDescriptor, path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage {
+        _ = consume file
+        return try decodeRegion(bytes: readWholeFile(path, limit: options.maximumFileBytes), path: path, region: region, at: size, options: options)
     }
 
     /// A still's files are read whole by some codecs: ``DecodeOptions/maximumFileBytes``.

@@ -48,8 +48,7 @@ public struct PictureLoader: Sendable, Equatable {
         // EXIF is looked for only this far (`EXIFOrientation.read`): the same answer as from the whole file.
         let head = try readFileStart(file, path: path, count: EXIFOrientation.searchLimit)
         let codec = try Self.codec(of: head, path: path)
-        let bytes = Int(try status(of: file, path: path).st_size)
-        guard bytes <= codec.maximumFileBytes(options) else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: bytes)) }
+        try Self.check(file, path: path, against: codec.maximumFileBytes(options))
         var decoded = try codec.decode(file: file, head: head, path: path, fittedTo: slot, options: options)
         if readsTitle { decoded.info.caption = PhotoTitle.read(path: path, head: head) }
         return decoded
@@ -81,6 +80,15 @@ public struct PictureLoader: Sendable, Equatable {
         return options.orientation(header.orientation).uprightSize(of: header.storedSize)
     }
 
+    /// The upright size that decides whether the picture at `path` shares
+    /// a slot (`portrait_pairs`): ``uprightSize(of:)``, but nil for a video
+    /// clip, which plays alone in its slot (a clip in a pair could not play).
+    public func pairingSize(of path: String) throws(ImageFileError) -> PixelSize? {
+        let head = try readFileStart(path, count: PictureCodecs.sniffLength)
+        if PictureCodecs.codec(sniffing: head) is ClipCodec.Type { return nil }
+        return try uprightSize(of: path)
+    }
+
     /// The upright size the header in `bytes` gives (the EXIF turn included when ``exifRotate``).
     public func uprightSize(of bytes: [UInt8], path: String) throws(ImageFileError) -> PixelSize {
         let header = try Self.codec(of: bytes, path: path).header(of: bytes, path: path, options: options)
@@ -92,9 +100,9 @@ public struct PictureLoader: Sendable, Equatable {
     /// picture shows sharp (``PictureCodec/decodeRegion(bytes:path:region:at:options:)``).
     public func loadRegion(_ path: String, region: PictureRegion, at size: PixelSize) throws(ImageFileError) -> RasterImage {
         try LibraryMessages.about(path) { () throws(ImageFileError) in
-            let bytes = try readWholeFile(path, limit: options.maximumFileBytes)
-            let codec = try Self.codec(of: bytes, path: path)
-            return try codec.decodeRegion(bytes: bytes, path: path, region: region, at: size, options: options)
+            let file = try openRegularFile(path, limit: max(options.maximumFileBytes, options.maximumClipBytes))
+            let format = try codec(of: file, path: path)
+            return try format.decodeRegion(file: file, path: path, region: region, at: size, options: options)
         }
     }
 
@@ -112,6 +120,19 @@ public struct PictureLoader: Sendable, Equatable {
     public func load(bytes: consuming [UInt8], path: String, fittedTo slot: PixelSize) throws(ImageFileError) -> RasterImage {
         let codec = try Self.codec(of: bytes, path: path)
         return try codec.decode(bytes: bytes, path: path, fittedTo: slot, options: options).picture
+    }
+
+    /// The codec the open `file`'s first bytes say, when the file is within that codec's size limit.
+    private func codec(of file: borrowing FileDescriptor, path: String) throws(ImageFileError) -> any PictureCodec.Type {
+        let codec = try Self.codec(of: readFileStart(file, path: path, count: PictureCodecs.sniffLength), path: path)
+        try Self.check(file, path: path, against: codec.maximumFileBytes(options))
+        return codec
+    }
+
+    /// Refuses the open `file` when it is larger than `limit` bytes (its codec's).
+    private static func check(_ file: borrowing FileDescriptor, path: String, against limit: Int) throws(ImageFileError) {
+        let bytes = Int(try status(of: file, path: path).st_size)
+        guard bytes <= limit else { throw ImageFileError(path: path, reason: .fileTooLarge(bytes: bytes)) }
     }
 
     /// The codec for a file that starts with `head`, or the error that says it is none.

@@ -1,3 +1,4 @@
+import Foundation
 import ImageCodecs
 import KioskCore
 
@@ -37,3 +38,29 @@ func decodeWith(_ codec: any PictureCodec.Type) -> (UnsafeRawBufferPointer) -> V
         }
     }
 }
+
+/// The fuzz target for clips (`clip`): any bytes through ``ClipCodec``'s
+/// entry points (``decodeWith(_:)``), then played as the show plays a clip
+/// (``ClipPlayer``, from a file, looping): at most 40 frames, every third
+/// call passing over frames already late. A broken clip must be an error
+/// naming it; frame times must only grow.
+func playClip(_ bytes: UnsafeRawBufferPointer) {
+    decodeWith(ClipCodec.self)(bytes)
+    let path = clipFile
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return }
+    let options = DecodeOptions(background: .black)
+    do {
+        let player = try ClipPlayer(path: path, fittedTo: PixelSize(width: 48, height: 32), options: options, loops: true, threads: 1)
+        var last = -Double.infinity
+        for call in 0..<40 {
+            guard case .frame(let frame) = try player.next(skippingBefore: call % 3 == 2 ? last + 0.2 : -.infinity) else { break }
+            check(frame.time > last && frame.time.isFinite, "frame \(frame.number) at \(frame.time) after \(last)")
+            last = frame.time
+        }
+    } catch {
+        check(error.description.hasPrefix(path + ": "), "an error that does not name the file: \(error)")
+    }
+}
+
+/// One scratch file for the clips' run, in this process's own name.
+let clipFile = NSTemporaryDirectory() + "kioskd-fuzz-clip-\(getpid()).mp4"

@@ -6,7 +6,7 @@ import ImageCodecs
 /// - `config`: a config file's bytes (``readConfigFile(_:)``);
 /// - `picture`: a picture file's bytes (``decodePicture(_:)``);
 /// - `webp`, `heif`, `avif`, `clip`: a file's bytes straight into one codec (``decodeWith(_:)``);
-///   `clip` is FFmpeg's demuxers and decoders behind ``ClipCodec``;
+///   `clip` is FFmpeg's demuxers and decoders behind ``ClipCodec``, then the clip played (``playClip(_:)``);
 /// - `mqtt`: a command or a group's beat from a broker (``readMQTTPayload(_:)``);
 /// - `caption`: a description or caption template, drawn (``drawCaption(_:)``);
 /// - `title`: a photo's EXIF, XMP and IPTC, read for its title (``readTitle(_:)``);
@@ -26,7 +26,7 @@ enum FuzzTarget: String {
         case .webp: return decodeWith(WebPCodec.self)
         case .heif: return decodeWith(HEIFCodec.self)
         case .avif: return decodeWith(AVIFCodec.self)
-        case .clip: return decodeWith(ClipCodec.self)
+        case .clip: return playClip
         case .mqtt: return readMQTTPayload
         case .caption: return drawCaption
         case .title: return readTitle

@@ -143,6 +143,56 @@ import Testing
         #expect(error?.description == "\(path): a video clip, and video = false")
     }
 
+    /// Played frame by frame (``ClipPlayer``): times on the clip's clock
+    /// from 0; a decoder fallen behind passes over the frames already late
+    /// without converting them, and says how many; a looping clip counts
+    /// its time on across plays, its frames starting again.
+    @Test func thePlayerGivesFramesOnTheClipsClockPassesOverLateOnesAndLoops() throws {
+        let folder = try ScratchFolder()
+        let size = PixelSize(width: 64, height: 48)
+        let path = try Self.clip(["-c:v", "libx264", "-pix_fmt", "yuv444p", "-qp", "0"], size: size, frames: 10, name: "ten.mkv", in: folder)
+        let options = DecodeOptions(background: .black)
+        func frame(_ next: ClipPlayer.Next) throws -> ClipPlayer.Frame {
+            guard case .frame(let frame) = next else { throw ImageFileError(path: path, reason: .corrupt("no frame")) }
+            return frame
+        }
+        let player = try ClipPlayer(path: path, fittedTo: size, options: options, loops: false, threads: 2)
+        #expect(player.frameTime == 0.1)
+        let first = try frame(player.next())
+        #expect(first.number == 0 && first.time == 0 && first.skipped == 0)
+        let late = try frame(player.next(skippingBefore: 0.45))
+        #expect(late.number == 5 && abs(late.time - 0.5) < 1e-9 && late.skipped == 4, "\(late.number) at \(late.time), \(late.skipped) passed over")
+        #expect(channelDifferences(late.picture, try reference(path, frame: 5, fittedTo: size)).mean <= 1.5)
+        for _ in 6..<10 { _ = try frame(player.next()) }
+        guard case .end(let end) = try player.next() else { Issue.record("no end after ten frames"); return }
+        #expect(abs(end - 1.0) < 1e-9)
+
+        let looping = try ClipPlayer(path: path, fittedTo: size, options: options, loops: true, threads: 1)
+        var times: [Double] = []
+        var pictures: [RasterImage] = []
+        for _ in 0..<13 {
+            let next = try frame(looping.next())
+            times.append(next.time)
+            pictures.append(next.picture)
+        }
+        #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.1) < 1e-9 }, "\(times)")
+        #expect(pictures[10] == pictures[0] && pictures[12] == pictures[2], "the second play's frames are the first's")
+    }
+
+    /// Timestamps all zero (a stream copied with its times wiped): the
+    /// frames still move on, a nominal frame apart.
+    @Test func aClipWhoseTimestampsAreAllZeroStillMovesOn() throws {
+        let folder = try ScratchFolder()
+        let made = try Self.clip(["-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p"], size: PixelSize(width: 64, height: 48), frames: 10, name: "z.mp4", in: folder)
+        let zero = folder.path + "/zero.mkv"
+        try #require(try Self.ffmpeg(["-i", made, "-c", "copy", "-bsf:v", "setts=ts=0", zero]))
+        let player = try ClipPlayer(path: zero, fittedTo: PixelSize(width: 64, height: 48), options: DecodeOptions(background: .black), loops: false, threads: 1)
+        var times: [Double] = []
+        while case .frame(let frame) = try player.next() { times.append(frame.time) }
+        #expect(times.count == 10)
+        #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - player.frameTime) < 1e-9 }, "\(times)")
+    }
+
     /// Hostile and broken clips: each refused with one error naming the
     /// file and saying why, or shown; never a crash.
     @Test func brokenAndHostileClipsAreRefusedWithTheirReason() throws {

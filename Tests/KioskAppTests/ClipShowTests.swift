@@ -170,6 +170,34 @@ import Testing
         #expect(run.show.statistics.refreshesMissed == 0, "the display kept its pace")
     }
 
+    /// Paused before the clip's first frame is on screen: the frame goes up
+    /// and its clock starts paused; `resume` plays it from there.
+    @Test func aClipInAPausedShowWaitsForResume() throws {
+        let (run, folder) = try show(frames: 10, interval: 0.5)
+        _ = folder
+        run.command(.pause)
+        run.run(until: 1)
+        let clock = try #require(run.show.strip.clip?.clock)
+        #expect(clock.isPaused && centre(run) == 0)
+        run.command(.resume)
+        let resumed = run.now
+        run.run(until: resumed + 0.35)
+        #expect(centre(run) == 3)
+        run.run(until: resumed + 1.1)
+        #expect(run.show.schedule.target == 2, "the slide once the clip's second of play was over")
+    }
+
+    /// A clip alone in the playlist has nothing to slide to: it plays again.
+    @Test func aClipAloneInThePlaylistPlaysAgain() throws {
+        let folder = try PictureFolder([("only.mp4", Self.clip(frames: 10))])
+        let run = try SimulatedShow(showSettings(folder, interval: 0.5))
+        run.run(until: 0.2)
+        let t0 = try started(run)
+        run.run(until: t0 + 1.3)
+        #expect(run.show.strip.clip?.playback == 2)
+        #expect(centre(run) == 2 || centre(run) == 3, "playing again: \(String(describing: centre(run)))")
+    }
+
     /// With the display off the clip stops, nothing is decoded and no wake-up is asked for.
     @Test func nothingPlaysWhileTheDisplayIsOff() throws {
         let (run, folder) = try show(frames: 30)

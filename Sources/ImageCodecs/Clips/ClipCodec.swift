@@ -105,11 +105,24 @@ extension ClipCodec: PictureCodec {
         try poster(of: open(file: file, path: path, options: options), fittedTo: slot, options: options)
     }
 
+    /// Clips are read in parts, never whole: ``DecodeOptions/maximumClipBytes``.
+    public static func maximumFileBytes(_ options: DecodeOptions) -> Int { options.maximumClipBytes }
+
     /// A zoom into the poster.
     public static func decodeRegion(
         bytes: consuming [UInt8], path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
     ) throws(ImageFileError) -> RasterImage {
-        let stream = try open(bytes: bytes, path: path, options: options)
+        try zoomedRegion(of: open(bytes: bytes, path: path, options: options), region: region, at: size, options: options)
+    }
+
+    /// A zoom into the poster, the clip read from its file in parts.
+    public static func decodeRegion(
+        file: consuming FileDescriptor, path: String, region: PictureRegion, at size: PixelSize, options: DecodeOptions
+    ) throws(ImageFileError) -> RasterImage {
+        try zoomedRegion(of: open(file: file, path: path, options: options), region: region, at: size, options: options)
+    }
+
+    private static func zoomedRegion(of stream: ClipStream, region: PictureRegion, at size: PixelSize, options: DecodeOptions) throws(ImageFileError) -> RasterImage {
         let frame = try firstFrame(of: stream)
         let stored = frame.storedSize
         let wanted = region.pixels(of: stream.orientation.uprightSize(of: stored))
@@ -168,7 +181,12 @@ public final class ClipPlayer {
         /// Seconds on the clip's clock.
         public let time: Double
         public let picture: RasterImage
+        /// Frames decoded before it and passed over, late (``next(skippingBefore:)``).
+        public let skipped: Int
     }
+
+    /// The most late frames passed over in a row: then one is given, late or not.
+    static let mostSkipped = 30
 
     /// What comes next: a frame, or the end (where the last play ends on
     /// the clip's clock; never for a clip that loops, unless it has no frame at all).
@@ -177,31 +195,59 @@ public final class ClipPlayer {
         case end(at: Double)
     }
 
-    public func next() throws(ImageFileError) -> Next {
-        try LibraryMessages.about(path) { () throws(ImageFileError) in try nextNow() }
+    /// The next frame; frames earlier than `late` on the clip's clock are
+    /// decoded (those after them need them) but not converted, and counted
+    /// in the frame given (a decoder fallen behind catches up).
+    public func next(skippingBefore late: Double = -.infinity) throws(ImageFileError) -> Next {
+        try LibraryMessages.about(path) { () throws(ImageFileError) in try nextNow(skippingBefore: late) }
     }
 
-    private func nextNow() throws(ImageFileError) -> Next {
-        var decoded = try stream.nextFrame()
-        if decoded == nil, loops, let last {
-            // The end of a play: the next begins a frame after its last.
-            playsBefore = last + frameTime
-            origin = nil
-            try stream.rewind()
-            decoded = try stream.nextFrame()
+    private func nextNow(skippingBefore late: Double) throws(ImageFileError) -> Next {
+        var skipped = 0
+        while true {
+            var decoded = try stream.nextFrame()
+            if decoded == nil, loops, let last {
+                // The end of a play: the next begins a frame after its last.
+                playsBefore = last + frameTime
+                origin = nil
+                try stream.rewind()
+                decoded = try stream.nextFrame()
+            }
+            guard let frame = decoded else { return .end(at: last.map { $0 + frameTime } ?? 0) }
+            let time = clipTime(of: frame.time)
+            last = time
+            frames += 1
+            if time < late && skipped < Self.mostSkipped {
+                skipped += 1
+                continue
+            }
+            let planes = try frame.planes()
+            let stored = frame.storedSize
+            let picture = planes.resampled(
+                cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: info.size, in: slot),
+                turning: stream.orientation, background: options.background)
+            return .frame(Frame(number: frames - 1, time: time, picture: picture, skipped: skipped))
         }
-        guard let frame = decoded else { return .end(at: last.map { $0 + frameTime } ?? 0) }
-        let own = frame.time.isFinite ? frame.time : (last.map { $0 - playsBefore } ?? 0) + frameTime
+    }
+
+    /// A frame's time on the clip's clock from its own timestamp `own`
+    /// (NaN when the stream gives none): from 0 at the play's first frame,
+    /// after the plays before; always after the last frame's, and never
+    /// more than a second (or ten frames) after it, so a timestamp that
+    /// jumps (a broken file) does not freeze the clip.
+    private func clipTime(of own: Double) -> Double {
+        guard own.isFinite else { return last.map { $0 + frameTime } ?? playsBefore }
         if origin == nil { origin = own }
-        var time = playsBefore + own - (origin ?? 0)
-        if let last, !(time > last) { time = last + frameTime }
-        last = time
-        let planes = try frame.planes()
-        let stored = frame.storedSize
-        let picture = planes.resampled(
-            cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: info.size, in: slot),
-            turning: stream.orientation, background: options.background)
-        frames += 1
-        return .frame(Frame(number: frames - 1, time: time, picture: picture))
+        var time = playsBefore + own - (origin ?? own)
+        if let last {
+            if !(time > last) {
+                time = last + frameTime
+            } else if time - last > max(1, 10 * frameTime) {
+                // Counted on from here: the frames after follow this one.
+                origin = playsBefore + own - (last + frameTime)
+                time = last + frameTime
+            }
+        }
+        return time
     }
 }

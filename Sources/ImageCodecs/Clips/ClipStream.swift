@@ -125,7 +125,7 @@ final class ClipStream {
         guard !finished, let decoder, let format, let packet else { return nil }
         guard let frame = av_frame_alloc() else { throw ImageFileError(path: path, reason: .corrupt("FFmpeg cannot allocate a frame")) }
         let decoded = ClipFrame(frame, path: path)
-        var packets = 0
+        var packets = 0, errors = 0
         var refusal: Int32 = 0
         while true {
             let received = avcodec_receive_frame(decoder, frame)
@@ -136,8 +136,21 @@ final class ClipStream {
                 return decoded
             }
             if received == kiosk_av_error_eof { finished = true; return nil }
-            guard received == kiosk_av_error_again, !draining else {
-                throw ImageFileError(path: path, reason: .corrupt(Self.words(received, input: input)))
+            if received != kiosk_av_error_again {
+                // A frame that did not decode (a damaged block; with frame
+                // threads its error comes here): passed over like a refused
+                // packet, so the next key frame may decode; a stream of them ends it.
+                refusal = received
+                errors += 1
+                guard errors <= Self.packetsPerFrame else {
+                    throw ImageFileError(path: path, reason: .corrupt(Self.words(received, input: input)))
+                }
+                continue
+            }
+            if draining {
+                // Everything sent was decoded, and no end came: the end.
+                finished = true
+                return nil
             }
             let read = av_read_frame(format, packet)
             if read < 0 {
@@ -174,7 +187,8 @@ final class ClipStream {
         let base = stream.pointee.time_base, start = stream.pointee.start_time
         let stamp = frame.pointee.best_effort_timestamp
         guard stamp != kiosk_av_nopts, base.den > 0 else { return .nan }
-        return Double(stamp - (start == kiosk_av_nopts ? 0 : start)) * Double(base.num) / Double(base.den)
+        // In doubles: a file's timestamps are anything, and their difference may not fit 64 bits.
+        return (Double(stamp) - Double(start == kiosk_av_nopts ? 0 : start)) * Double(base.num) / Double(base.den)
     }
 
     /// FFmpeg's log is off: a broken stream can make a line per block, with

@@ -19,14 +19,17 @@ struct ClipRequest: Equatable, Sendable {
     var slot: PixelSize
     var loops: Bool
     var through: Int
+    /// Frames earlier than this on the clip's clock are late already: decoded (the next need them) but not converted, and counted.
+    var skipBefore: Double
 }
 
 /// What the clip decoder tells the show.
 enum ClipOutcome: Sendable {
     /// The clip opened: what it is.
     case opened(playback: Int, info: ClipInfo)
-    /// Frame `number`, fitted to the slot, at `time` on the clip's clock.
-    case frame(playback: Int, number: Int, time: Double, picture: RasterImage)
+    /// Frame `number`, fitted to the slot, at `time` on the clip's clock;
+    /// `skipped` frames before it were passed over, late.
+    case frame(playback: Int, number: Int, time: Double, picture: RasterImage, skipped: Int)
     /// The stream ended (a clip played once): its last frame ends at `at` on the clip's clock.
     case ended(playback: Int, at: Double)
     /// It cannot be played (on): the show stops it, and its first frame stays.
@@ -37,7 +40,7 @@ extension ClipOutcome {
     /// The playback it belongs to.
     var playback: Int {
         switch self {
-        case .opened(let playback, _), .frame(let playback, _, _, _), .ended(let playback, _), .failed(let playback, _): playback
+        case .opened(let playback, _), .frame(let playback, _, _, _, _), .ended(let playback, _), .failed(let playback, _): playback
         }
     }
 }
@@ -80,9 +83,9 @@ final class ClipStreams {
         }
         guard let player = open?.player, player.frames <= request.through else { return nil }
         do {
-            switch try player.next() {
+            switch try player.next(skippingBefore: request.skipBefore) {
             case .frame(let frame):
-                return .frame(playback: request.playback, number: frame.number, time: frame.time, picture: frame.picture)
+                return .frame(playback: request.playback, number: frame.number, time: frame.time, picture: frame.picture, skipped: frame.skipped)
             case .end(let at):
                 open = nil
                 done = request.playback

@@ -108,7 +108,7 @@ struct PictureRecipe: Equatable, Sendable {
 
     /// The sizes of `paths` from their headers.
     func measure(_ paths: [String]) -> DecodeOutcome {
-        .measured(paths.map { MeasuredSize(path: $0, size: try? loader.uprightSize(of: $0)) })
+        .measured(paths.map { MeasuredSize(path: $0, size: try? loader.pairingSize(of: $0)) })
     }
 }
 
@@ -386,7 +386,7 @@ final class DecodeWorker: PictureDecoder, @unchecked Sendable {
                 var sizes: [MeasuredSize] = []
                 for path in paths {
                     if !sizes.isEmpty, mailbox.withShared({ !$0.queue.isEmpty || $0.stopping || $0.generation != generation }) { break }
-                    sizes.append(MeasuredSize(path: path, size: try? recipe.loader.uprightSize(of: path)))
+                    sizes.append(MeasuredSize(path: path, size: try? recipe.loader.pairingSize(of: path)))
                 }
                 mailbox.post { state in
                     defer { state.measuring = [] }

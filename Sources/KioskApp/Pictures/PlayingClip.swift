@@ -7,75 +7,97 @@ import KioskRendering
 /// decoded ahead and not yet shown, and the frame on screen.
 ///
 /// Its clock starts at the refresh its first frame goes on screen, so the
-/// frame shown at each refresh is the one nearest it on that clock, and
-/// decoding that falls behind drops frames, never the display's pace. The
-/// frames in flight are a fixed few (``framesAhead``): the worker decodes
-/// only as far ahead as ``request(options:)`` asks, each frame the size of
-/// the slot, so a 4K clip costs its decoder's reference frames and no
-/// more than four slot-sized pictures after it.
+/// frame shown at each refresh is the one nearest it on that clock. A
+/// decoder that falls behind never holds the display back: a frame whose
+/// moment passed while a newer one was ready is let go unseen, and the
+/// worker does not even convert frames already late when it decodes them
+/// (``ClipRequest/skipBefore``); both count as dropped. The frames in
+/// flight are a fixed few (``framesAhead``): the worker decodes only as far
+/// ahead as ``request(options:)`` asks, each frame the size of the slot,
+/// so a 4K clip costs its decoder's reference frames and no more than four
+/// slot-sized pictures after it.
 struct PlayingClip {
     let path: String
-    /// The strip slot it plays in (the centre when it started).
-    let slot: Int
+    /// The strip slot it plays in (the centre when it started; renumbered with the strip).
+    private(set) var slot: Int
     /// Its number: a clip started again is a new playback, from its first frame.
     let playback: Int
     let settings: ClipSettings
-    /// The slot's fitted size, for the worker.
+    /// The slot's size, for the worker.
     let fitted: PixelSize
     /// What the container says, once the worker opened it.
     private(set) var info: ClipInfo?
-    /// Its clock; nil until its first frame is on screen.
+    /// Its clock; nil until its first frame is on screen, and again once it broke.
     private(set) var clock: ClipPlayback?
-    /// Decoded and not yet shown: times on the clip's clock, oldest first.
-    private var ready: [(time: Double, picture: RasterImage)] = []
+    /// Decoded and not yet shown: numbers and times on the clip's clock, oldest first.
+    private var ready: [(number: Int, time: Double, picture: RasterImage)] = []
     /// The frame on screen; nil before the first (the slot shows the poster, its first frame).
     private(set) var current: RasterImage?
-    /// Frames taken off ``ready``: shown, or dropped.
-    private var consumed = 0
+    /// The next frame number after those taken off ``ready`` (shown, or dropped).
+    private var consumedThrough = 0
     private(set) var shown = 0
+    /// Frames the worker passed over unconverted, already late.
+    private var skippedByDecoder = 0
     /// Where the stream ends on the clip's clock, once the worker read that far.
     private var streamEnd: Double?
     /// The worker has nothing more to give (the end read, or the clip broke).
     private(set) var decodingDone = false
+    /// It broke: it stays on its first frame, and nothing of it is in `status`.
+    private(set) var failed = false
+    /// The show was paused before the first frame went on screen: the clock starts paused.
+    private var pausedBeforeStart: Bool
+    /// The refresh the last frame was chosen for.
+    private var lastRefresh = -Double.infinity
 
     /// Frames decoded ahead of the one on screen.
     static let framesAhead = 3
+    /// How finely the worker is told where the clip's clock is (seconds): a request every so often, not every refresh.
+    static let playheadStep = 0.05
 
-    init(path: String, slot: Int, playback: Int, settings: ClipSettings, fitted: PixelSize) {
+    init(path: String, slot: Int, playback: Int, settings: ClipSettings, fitted: PixelSize, paused: Bool) {
         self.path = path
         self.slot = slot
         self.playback = playback
         self.settings = settings
         self.fitted = fitted
+        pausedBeforeStart = paused
     }
 
-    /// What the worker should decode: up to ``framesAhead`` frames past those taken; nil once there is nothing more to decode.
+    /// What the worker should decode: up to ``framesAhead`` frames past
+    /// those taken, passing over those already late; nil once there is
+    /// nothing more to decode.
     func request(options: DecodeOptions) -> ClipRequest? {
-        guard !decodingDone, !isOver else { return nil }
+        guard !decodingDone, !isOver(at: lastRefresh) else { return nil }
+        let late = clock.map { (($0.clipTime(at: lastRefresh) - Self.playheadStep) / Self.playheadStep).rounded(.down) * Self.playheadStep }
         return ClipRequest(
             path: path, playback: playback, options: options, slot: fitted, loops: settings.repeats == .loop,
-            through: consumed + Self.framesAhead - 1)
+            through: consumedThrough + Self.framesAhead - 1, skipBefore: late ?? -.infinity)
     }
 
-    /// The clip has played its time: to its end (`once`) or `video_max`.
-    var isOver: Bool { clock.map { $0.isOver(at: $0.pausedAt ?? lastRefresh) } ?? false }
-    /// The refresh the last frame was chosen for.
-    private var lastRefresh = -Double.infinity
+    /// The clip has played its time at `now`: to its end (`once`) or `video_max`.
+    func isOver(at now: Double) -> Bool { clock?.isOver(at: now) ?? false }
+
+    /// The strip's slots were renumbered by `delta` (a file came or went): the clip plays on.
+    mutating func renumber(by delta: Int) { slot += delta }
 
     /// Takes what the worker sent for this playback; returns the error when the clip broke.
     mutating func take(_ outcome: ClipOutcome) -> ImageFileError? {
         switch outcome {
         case .opened(_, let info):
             self.info = info
-        case .frame(_, _, let time, let picture):
-            ready.append((time, picture))
+        case .frame(_, let number, let time, let picture, let skipped):
+            ready.append((number, time, picture))
+            skippedByDecoder += skipped
         case .ended(_, let at):
             decodingDone = true
             streamEnd = at
             clock?.streamEnded(at: at)
         case .failed(_, let error):
             decodingDone = true
+            failed = true
             ready = []
+            current = nil
+            clock = nil
             return error
         }
         return nil
@@ -95,14 +117,15 @@ struct PlayingClip {
         var step = Step()
         lastRefresh = refresh
         if clock == nil {
-            guard !ready.isEmpty else { return step }
+            guard !ready.isEmpty, !failed else { return step }
             var started = ClipPlayback(repeats: settings.repeats, maximum: settings.maximum, startedAt: refresh)
             // Until the worker reads the stream's end, the container's length stands for it.
             if let end = streamEnd ?? info?.length { started.streamEnded(at: end) }
+            if pausedBeforeStart { started.pause(at: refresh) }
             clock = started
             step.started = true
         }
-        guard var clock, !isOver else { return step }
+        guard var clock, !isOver(at: refresh) else { return step }
         let choice = clock.frame(for: refresh, period: period, ready: ready.map(\.time))
         self.clock = clock
         if let show = choice.show {
@@ -110,31 +133,38 @@ struct PlayingClip {
             shown += 1
             step.changed = true
         }
-        ready.removeFirst(choice.release)
-        consumed += choice.release
+        if choice.release > 0 {
+            consumedThrough = ready[choice.release - 1].number + 1
+            ready.removeFirst(choice.release)
+        }
         return step
     }
 
     /// When the next frame is due (the run loop wakes for it): at once when
     /// the first is ready; nil while paused, over, or with nothing ready.
     func nextDue(period: Double) -> Double? {
-        guard let clock else { return ready.isEmpty ? nil : -.infinity }
-        guard !isOver else { return nil }
+        guard let clock else { return ready.isEmpty || failed ? nil : -.infinity }
+        guard !isOver(at: lastRefresh) else { return nil }
         return clock.nextDue(ready: ready.map(\.time), period: period)
     }
 
-    /// When the clip's rest ends (its end, or `video_max`); nil before it started or while paused.
+    /// When the clip's rest ends (its end, or `video_max`); nil before it started, while paused, or once it broke.
     var endsAt: Double? { clock?.endsAt }
 
-    /// Frames let go unseen.
-    var dropped: Int { clock?.dropped ?? 0 }
+    /// Frames let go unseen: dropped at a refresh, or passed over by the worker.
+    var dropped: Int { (clock?.dropped ?? 0) + skippedByDecoder }
 
-    mutating func pause(at now: Double) { clock?.pause(at: now) }
-    mutating func resume(at now: Double) { clock?.resume(at: now) }
+    mutating func pause(at now: Double) {
+        if clock == nil { pausedBeforeStart = true } else { clock?.pause(at: now) }
+    }
 
-    /// `status`: where it is, how long it is, how it is decoded; nil before its first frame.
+    mutating func resume(at now: Double) {
+        if clock == nil { pausedBeforeStart = false } else { clock?.resume(at: now) }
+    }
+
+    /// `status`: where it is, how long it is, how it is decoded; nil before its first frame, once over, or broken.
     func status(at now: Double) -> ClipStatus? {
-        guard let clock, !isOver else { return nil }
+        guard let clock, !isOver(at: now) else { return nil }
         return ClipStatus(position: min(clock.clipTime(at: now), clock.playsFor), length: clock.length ?? info?.length, decoder: "software")
     }
 }

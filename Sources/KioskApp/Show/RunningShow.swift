@@ -223,6 +223,7 @@ final class RunningShow {
         if slot != schedule.target { zoom.end() }
         let delta = Double(slot - schedule.target)
         schedule.renumber(slot: schedule.target, as: slot, pictureCount: strip.decoded.index.count)
+        strip.renumberClip(by: Int(delta))
         settledTarget += Int(delta)
         pacer.renumber(by: delta, arrives: centredItem)
         strip.pictures.position += delta
@@ -283,9 +284,10 @@ final class RunningShow {
     /// clock, and the automatic slide waits for its end, up to `video_max`.
     private func playClip(at now: Double) {
         let moving = schedule.isMoving(at: now)
-        let canPlay = !pacer.unseen && !moving && !schedule.isHeld && !zoom.isZoomed && strip.change == nil
-            && schedule.position(at: now) == Double(schedule.target)
-        if strip.followClip(centre: schedule.target, canPlay: canPlay, moving: moving, settings: clipSettings) { pacer.frameNeeded = true }
+        let canPlay = !pacer.unseen && !moving && !schedule.isHeld && !zoom.isZoomed && schedule.position(at: now) == Double(schedule.target)
+        if strip.followClip(centre: schedule.target, canPlay: canPlay, moving: moving, paused: schedule.isPaused, settings: clipSettings, at: now) {
+            pacer.frameNeeded = true
+        }
         guard strip.clip != nil, !pacer.unseen else { return }
         apply(strip.advanceClip(refresh: screen.nextRefresh(after: now), period: screen.refreshPeriod), at: now)
     }

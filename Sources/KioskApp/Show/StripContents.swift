@@ -265,8 +265,10 @@ final class StripContents {
     /// strip at rest there, the panel showing, nothing zoomed), and stops
     /// one that cannot play on: its slot shows its first frame again. A
     /// clip that played its time keeps its last frame while the strip
-    /// slides away from it. Returns true when what a slot shows changed.
-    func followClip(centre slot: Int, canPlay: Bool, moving: Bool, settings: ClipSettings) -> Bool {
+    /// slides away from it; alone in the playlist (nothing to slide to), it
+    /// starts again. `paused`: the show is paused, and a new clip starts so.
+    /// Returns true when what a slot shows changed.
+    func followClip(centre slot: Int, canPlay: Bool, moving: Bool, paused: Bool, settings: ClipSettings, at now: Double) -> Bool {
         let decoded = pictures.pictures
         var wanted: String?
         if canPlay, let unit = decoded.index.item(forSlot: slot) {
@@ -274,17 +276,24 @@ final class StripContents {
             if let file = key.file, decoded.info(of: key)?.clip != nil { wanted = file }
         }
         var changed = false
-        if let playing = clip, playing.path != wanted || playing.slot != slot, !(playing.isOver && moving) {
-            clip = nil
-            changed = playing.current != nil
+        if let playing = clip {
+            let over = playing.isOver(at: now)
+            let leaving = playing.path != wanted || playing.slot != slot
+            if (leaving && !(over && moving)) || (over && !moving && decoded.index.count < 2) {
+                clip = nil
+                changed = playing.current != nil
+            }
         }
         if clip == nil, let wanted {
             clipPlaybacks += 1
-            clip = PlayingClip(path: wanted, slot: slot, playback: clipPlaybacks, settings: settings, fitted: recipe.slot)
+            clip = PlayingClip(path: wanted, slot: slot, playback: clipPlaybacks, settings: settings, fitted: recipe.slot, paused: paused)
         }
         sendClipRequest()
         return changed
     }
+
+    /// The strip's slots were renumbered by `delta`: the clip plays on in its slot's new number.
+    func renumberClip(by delta: Int) { clip?.renumber(by: delta) }
 
     /// Takes the clip decoder's outcomes for the clip playing.
     func takeClipFrames() -> ClipNews {
@@ -294,6 +303,7 @@ final class StripContents {
             if let error = clip?.take(outcome) {
                 news.events.append(.clipStopped(file: error.path, reason: error.why))
                 news.released = true
+                news.frameChanged = true
             }
             if case .ended = outcome, let end = clip?.endsAt { news.restUntil = end }
         }

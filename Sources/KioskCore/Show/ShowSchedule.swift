@@ -263,7 +263,7 @@ public struct ShowSchedule: Sendable, Equatable {
     /// timing is changed: not while paused, asleep, held by a finger, or
     /// timed by a group's beat (the beat wins: a group slides together).
     public mutating func restUntil(_ end: Double) {
-        guard restEnds != nil, !isPaused, !isAsleep, held == nil, end.isFinite else { return }
+        guard restEnds != nil, !isPaused, !isAsleep, held == nil, !isTimedByGroup, end.isFinite else { return }
         restEnds = end
         restIsClips = true
     }
