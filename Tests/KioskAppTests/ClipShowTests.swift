@@ -88,7 +88,8 @@ import Testing
         let last = try #require(run.frames.last)
         let position = run.show.schedule.position(at: last.shownAt)
         #expect(position > 1.05 && position < 1.95, "mid-slide: \(position)")
-        #expect(last.pixels.pixels == (try run.snapshot(at: position)).pixels)
+        let snapshot = try run.snapshot(at: position)
+        #expect(last.pixels.pixels == snapshot.pixels)
         run.run(until: run.now + 1)
         let back = run.now
         run.command(.previous)
