@@ -136,9 +136,13 @@ import TestSupport
     @Test func samsungsTrailerGivesTheExactMovie() throws {
         func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
         let name = Array("MotionPhoto_Data".utf8)
-        let block = [0, 0, 0x30, 0x0a] + le32(name.count) + name + movie
-        let directory = Array("SEFH".utf8) + le32(107) + le32(1) + [0, 0, 0x30, 0x0a] + le32(block.count) + le32(block.count)
-        let trailer = block + directory + le32(directory.count) + Array("SEFT".utf8)
+        // Each sum in parts, typed: Swift 6.0's type checker gives up on them written whole.
+        let blockType: [UInt8] = [0, 0, 0x30, 0x0a]
+        let block: [UInt8] = blockType + le32(name.count) + name + movie
+        let header: [UInt8] = Array("SEFH".utf8) + le32(107) + le32(1)
+        let directory: [UInt8] = header + blockType + le32(block.count) + le32(block.count)
+        let footer: [UInt8] = le32(directory.count) + Array("SEFT".utf8)
+        let trailer: [UInt8] = block + directory + footer
         let packet = xmp("""
         <rdf:Description rdf:about="" xmlns:GCamera="http://ns.google.com/photos/1.0/camera/"
           GCamera:MicroVideo="1" GCamera:MicroVideoOffset="\(trailer.count - 24)"/>

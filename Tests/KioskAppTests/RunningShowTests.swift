@@ -52,11 +52,12 @@ func fourColours() throws -> PictureFolder {
         #expect(commands.status.reply["pictures_waiting"] == .int(1))
         // The right neighbour's slot is the background.
         let right = try #require(run.screen.shown)
-        #expect(right != (try run.snapshot(at: 0)))
+        let whole = try run.snapshot(at: 0)
+        #expect(right != whole)
         run.decoder.letGo()
         run.run(until: 2)
         #expect(commands.status.reply["pictures_waiting"] == .int(0))
-        #expect(run.screen.shown == (try run.snapshot(at: 0)))
+        #expect(run.screen.shown == whole)
     }
 
     @Test func theFirstFrameWithTheCentredPictureIsTimed() throws {
