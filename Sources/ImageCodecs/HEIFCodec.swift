@@ -460,6 +460,9 @@ extension HEIFCodec: PictureCodec {
     /// The `Exif` item, wherever it is in the file; libheif reads the
     /// boxes that describe the file and the item, not the pictures.
     public static func dateTaken(path: String, head: [UInt8]) -> Int64? {
-        (try? PrimaryImage(readingFile: path))?.exif.flatMap(EXIFDateTaken.read)
+        exif(ofFile: path).flatMap(EXIFDateTaken.read)
     }
+
+    /// The primary image's `Exif` item as libexif reads it; nil when it has none.
+    static func exif(ofFile path: String) -> [UInt8]? { (try? PrimaryImage(readingFile: path))?.exif }
 }

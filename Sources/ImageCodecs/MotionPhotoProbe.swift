@@ -26,8 +26,10 @@ public enum MotionPhotoProbe {
     static let mostItems = 16
 
     /// The byte range of the video in the still at `path`, or nil when it
-    /// has none that opens an MP4.
-    public static func video(in path: String) -> Range<Int64>? {
+    /// has none that opens an MP4. `head`: a JPEG's first bytes, where its
+    /// standard XMP is: Exempi is asked only when they name Google's photo
+    /// namespaces, so a show of plain JPEGs never loads it.
+    public static func video(in path: String, head: [UInt8]? = nil) -> Range<Int64>? {
         guard let file = try? openRegularFile(path, limit: .max), let info = try? status(of: file, path: path) else { return nil }
         let size = Int64(info.st_size)
         func bytes(at offset: Int64, _ count: Int) -> [UInt8] {
@@ -42,7 +44,7 @@ public enum MotionPhotoProbe {
         if let trailer, let entry = trailer.motionPhoto, let block = entry.block(header: bytes(at: entry.start, 256)) {
             samsung = SamsungTrailer.video(in: block, payloadHead: bytes(at: block.payload.lowerBound, 12), fileSize: size)
         }
-        let xmp = read(path) ?? XMP()
+        let xmp = head.map(mentionsGooglePhotos) == false ? XMP() : read(path) ?? XMP()
         let candidates = MotionPhotoLocation.candidates(
             samsung: samsung, directory: xmp.directory, microVideoOffset: xmp.microVideoOffset, fileSize: size)
         if let found = candidates.first(where: opensMP4) { return found }
@@ -63,6 +65,19 @@ public enum MotionPhotoProbe {
             offset += Int64(chunk - overlap)
         }
         return nil
+    }
+
+    /// True when `bytes` hold the start of Google's photo namespaces
+    /// (`http://ns.google.com/photos/1.0/`), as a motion photo's XMP does.
+    static func mentionsGooglePhotos(_ bytes: [UInt8]) -> Bool {
+        let needle = Array("ns.google.com/photos/1.0/".utf8)
+        guard bytes.count >= needle.count else { return false }
+        var at = 0
+        while let found = bytes[at...].firstIndex(of: needle[0]), found + needle.count <= bytes.count {
+            if bytes[found..<(found + needle.count)].elementsEqual(needle) { return true }
+            at = found + 1
+        }
+        return false
     }
 
     /// How far into a file the scan for a movie's `ftyp` goes.

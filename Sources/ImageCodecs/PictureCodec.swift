@@ -131,6 +131,10 @@ public struct PictureInfo: Equatable, Sendable {
     public var note: String?
     /// A video clip's facts (the picture is its first frame); nil for a picture.
     public var clip: ClipInfo?
+    /// A motion photo's movie: its bytes inside the still's file
+    /// (``MotionPhotoProbe``); nil for any other picture, or when the
+    /// loader was not asked to look (``PictureLoader/readsMotion``).
+    public var motion: Range<Int64>?
 
     public init(format: String, originalSize: PixelSize, dateTaken: Int64? = nil, caption: String? = nil, note: String? = nil, clip: ClipInfo? = nil) {
         self.format = format

@@ -10,6 +10,9 @@ public struct PictureLoader: Sendable, Equatable {
     /// Read each photo's title (``PhotoTitle``) into its ``PictureInfo/caption``:
     /// only when a caption shows it, as it costs a look at the file's metadata.
     public var readsTitle = false
+    /// Look in each JPEG and HEIF for a motion photo's movie (``PictureInfo/motion``):
+    /// only when `motion_photos` plays them, as it costs a look at the file's end and its XMP.
+    public var readsMotion = false
 
     public init(background: RGBColor, exifRotate: Bool = true, readsTitle: Bool = false, clips: Bool = true) {
         options = DecodeOptions(background: background, exifRotate: exifRotate)
@@ -51,6 +54,9 @@ public struct PictureLoader: Sendable, Equatable {
         try Self.check(file, path: path, against: codec.maximumFileBytes(options))
         var decoded = try codec.decode(file: file, head: head, path: path, fittedTo: slot, options: options)
         if readsTitle { decoded.info.caption = PhotoTitle.read(path: path, head: head) }
+        if readsMotion, codec == JPEGCodec.self || codec == HEIFCodec.self {
+            decoded.info.motion = MotionPhotoProbe.video(in: path, head: codec == JPEGCodec.self ? head : nil)
+        }
         return decoded
     }
 

@@ -8,37 +8,11 @@ import TestSupport
 @Suite struct AppleContentIdentifierTests {
     let uuid = "DF64C2AE-ED3C-4778-BFCA-C15277E521D2"
 
-    func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-    func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-
-    /// An Apple makernote holding `entries` (tag, ASCII value), values after the IFD.
-    func makernote(_ entries: [(tag: Int, value: String)]) -> [UInt8] {
-        var head = Array("Apple iOS".utf8) + [0, 0, 1] + Array("MM".utf8) + be16(entries.count)
-        var values: [UInt8] = []
-        let valuesStart = head.count + 12 * entries.count + 4
-        for entry in entries {
-            let bytes = Array(entry.value.utf8) + [0]
-            head += be16(entry.tag) + be16(2) + be32(bytes.count) + be32(valuesStart + values.count)
-            values += bytes
-        }
-        return head + be32(0) + values
-    }
+    func makernote(_ entries: [(tag: Int, value: String)]) -> [UInt8] { MotionPhotoBytes.appleMakernote(entries) }
 
     /// A JPEG's first bytes: SOI and an APP1 EXIF segment whose Exif IFD holds `note` as its MakerNote.
     func jpegHead(makernote note: [UInt8], make: String = "Apple") -> [UInt8] {
-        let makeBytes = Array(make.utf8) + [0]
-        // IFD0 at 8: Make (ASCII, after the IFD) and the Exif IFD's pointer.
-        let ifd0 = 8, ifd0Size = 2 + 2 * 12 + 4
-        let makeAt = ifd0 + ifd0Size, exifAt = makeAt + makeBytes.count
-        let exifSize = 2 + 12 + 4, noteAt = exifAt + exifSize
-        var tiff = Array("MM".utf8) + be16(42) + be32(ifd0)
-        tiff += be16(2) + be16(0x010F) + be16(2) + be32(makeBytes.count) + be32(makeAt)
-        tiff += be16(0x8769) + be16(4) + be32(1) + be32(exifAt) + be32(0)
-        tiff += makeBytes
-        tiff += be16(1) + be16(0x927C) + be16(7) + be32(note.count) + be32(noteAt) + be32(0)
-        tiff += note
-        let app1 = Array("Exif".utf8) + [0, 0] + tiff
-        return [0xFF, 0xD8, 0xFF, 0xE1] + be16(app1.count + 2) + app1 + [0xFF, 0xD9]
+        MotionPhotoBytes.withSegment([0xFF, 0xD8, 0xFF, 0xD9], app1: MotionPhotoBytes.exifBody(makernote: note, make: make))
     }
 
     @Test func anIPhonesLivePhotoStillGivesItsIdentifier() {

@@ -22,36 +22,9 @@ import TestSupport
         try JPEGCodec.encode(RasterImage(size: PixelSize(width: 64, height: 48), filledWith: RGBColor(xrgb: 0x3060C0)))
     }
 
-    /// `jpeg` with `packet` as its standard XMP segment, after SOI.
-    func withXMP(_ jpeg: [UInt8], _ packet: String) -> [UInt8] {
-        let body = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(packet.utf8)
-        let length = body.count + 2
-        return Array(jpeg.prefix(2)) + [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body + Array(jpeg.dropFirst(2))
-    }
-
-    func xmp(_ description: String) -> String {
-        """
-        <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
-        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-        \(description)
-        </rdf:RDF></x:xmpmeta>
-        <?xpacket end="w"?>
-        """
-    }
-
-    /// Pixel's attribute form, with `GCamera` for the camera namespace.
-    func googleXMP(videoLength: Int) -> String {
-        xmp("""
-        <rdf:Description rdf:about="" xmlns:GCamera="http://ns.google.com/photos/1.0/camera/"
-          xmlns:Container="http://ns.google.com/photos/1.0/container/" xmlns:Item="http://ns.google.com/photos/1.0/container/item/"
-          GCamera:MotionPhoto="1" GCamera:MotionPhotoVersion="1" GCamera:MotionPhotoPresentationTimestampUs="968644">
-         <Container:Directory><rdf:Seq>
-          <rdf:li rdf:parseType="Resource"><Container:Item Item:Mime="image/jpeg" Item:Semantic="Primary" Item:Length="0" Item:Padding="0"/></rdf:li>
-          <rdf:li rdf:parseType="Resource"><Container:Item Item:Mime="video/mp4" Item:Semantic="MotionPhoto" Item:Length="\(videoLength)"/></rdf:li>
-         </rdf:Seq></Container:Directory>
-        </rdf:Description>
-        """)
-    }
+    func withXMP(_ jpeg: [UInt8], _ packet: String) -> [UInt8] { MotionPhotoBytes.withXMP(jpeg, packet) }
+    func xmp(_ description: String) -> String { MotionPhotoBytes.xmp(description) }
+    func googleXMP(videoLength: Int) -> String { MotionPhotoBytes.googleXMP(videoLength: videoLength) }
 
     func write(_ bytes: [UInt8]) throws -> (path: String, folder: ScratchFolder) {
         let folder = try ScratchFolder()
@@ -94,12 +67,7 @@ import TestSupport
     }
 
     @Test func anMVIMGsMovieIsFoundByItsOffset() throws {
-        let packet = xmp("""
-        <rdf:Description rdf:about="" xmlns:GCamera="http://ns.google.com/photos/1.0/camera/"
-          GCamera:MicroVideo="1" GCamera:MicroVideoVersion="1" GCamera:MicroVideoOffset="\(movie.count)"
-          GCamera:MicroVideoPresentationTimestampUs="1331607"/>
-        """)
-        let photo = withXMP(try still(), packet)
+        let photo = withXMP(try still(), MotionPhotoBytes.microVideoXMP(offset: movie.count))
         #expect(try range(photo + movie) == Int64(photo.count)..<Int64(photo.count + movie.count))
     }
 

@@ -15,11 +15,16 @@ import Testing
     static let palette: [UInt32] = [0xE02828, 0x28E028, 0x2828E0, 0xE0E028, 0x28E0E0, 0xE028E0, 0xE0E0E0, 0x808080]
 
     /// A clip of `frames` flat frames at 10 a second, frame n in palette[n mod 8].
-    static func clip(frames: Int) throws -> [UInt8] {
+    /// `liveIdentifier`: a QuickTime movie as an iPhone's Live Photo makes,
+    /// carrying that content identifier; otherwise an MP4.
+    static func clip(frames: Int, liveIdentifier: String? = nil) throws -> [UInt8] {
         let pictures = (0..<frames).map { RasterImage(size: PixelSize(width: 160, height: 90), filledWith: RGBColor(xrgb: palette[$0 % 8])) }
+        let container = liveIdentifier.map {
+            ["-metadata", "com.apple.quicktime.content.identifier=\($0)", "-movflags", "use_metadata_tags", "-f", "mov"]
+        } ?? ["-f", "mp4"]
         return try madeByTool("ffmpeg", from: pictures) { inputs, output in
             ["-loglevel", "error", "-framerate", "10", "-i", (inputs[0] as NSString).deletingLastPathComponent + "/%d.png",
-             "-c:v", "libx264", "-pix_fmt", "yuv444p", "-qp", "0", "-f", "mp4", output]
+             "-c:v", "libx264", "-pix_fmt", "yuv444p", "-qp", "0"] + container + [output]
         }
     }
 

@@ -32,15 +32,25 @@ struct VMClipTests {
     }
 
     @Test func aClipPlaysAtItsRateOnVirtioGPU() throws {
-        #expect(try exitOf("virtio-gpu/clip.exit").status == 0)
-        let log = try String(contentsOfFile: results("virtio-gpu/clip.log"), encoding: .utf8)
-        #expect(log.contains("0-clip.mp4: H.264 320x180, 10 fps, 6.4 s, software decoding"), "\(log)")
+        try playsAtItsRate(scene: "clip", file: "0-clip.mp4")
+    }
+
+    /// The same movie inside an MVIMG (a demo JPEG, its XMP giving only the
+    /// offset), with `motion_photos = "loop"`: the still's slot plays it.
+    @Test func aMotionPhotosMoviePlaysAtItsRateOnVirtioGPU() throws {
+        try playsAtItsRate(scene: "motion", file: "0-MVIMG.jpg")
+    }
+
+    func playsAtItsRate(scene: String, file: String) throws {
+        #expect(try exitOf("virtio-gpu/\(scene).exit").status == 0)
+        let log = try String(contentsOfFile: results("virtio-gpu/\(scene).log"), encoding: .utf8)
+        #expect(log.contains("\(file): H.264 320x180, 10 fps, 6.4 s, software decoding"), "\(log)")
         var numbers: [Int] = []
         for k in 1...8 {
-            let before = try status("virtio-gpu/clip-\(k)-before.json"), after = try status("virtio-gpu/clip-\(k)-after.json")
+            let before = try status("virtio-gpu/\(scene)-\(k)-before.json"), after = try status("virtio-gpu/\(scene)-\(k)-after.json")
             let from = try #require(before["clip_position_s"] as? Double), to = try #require(after["clip_position_s"] as? Double)
             #expect(before["clip_decoder"] as? String == "software" && before["clip_length_s"] as? Double == 6.4, "\(before)")
-            let dump = try readScreendump(results("virtio-gpu/clip-\(k).ppm"))
+            let dump = try readScreendump(results("virtio-gpu/\(scene)-\(k).ppm"))
             let centre = dump[dump.width / 2, dump.height / 2]
             let number = try #require(Self.frameNumber(centre), "dump \(k): \(String(centre, radix: 16)) is no frame's colour")
             // The clip loops: its clock counts on across plays, its frames start again every 64.
@@ -49,8 +59,8 @@ struct VMClipTests {
             numbers.append(number)
         }
         // At its rate: over the eight dumps the frames moved on, and the statuses' clock with them.
-        let first = try #require(status("virtio-gpu/clip-1-before.json")["clip_position_s"] as? Double)
-        let last = try #require(status("virtio-gpu/clip-8-after.json")["clip_position_s"] as? Double)
+        let first = try #require(status("virtio-gpu/\(scene)-1-before.json")["clip_position_s"] as? Double)
+        let last = try #require(status("virtio-gpu/\(scene)-8-after.json")["clip_position_s"] as? Double)
         #expect(last - first > 1, "the clock moved \(last - first) s over eight dumps")
         #expect(Set(numbers).count >= 4, "frames seen: \(numbers)")
     }

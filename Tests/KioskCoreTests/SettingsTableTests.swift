@@ -57,8 +57,8 @@ import Glibc
     }
 
     /// The clip settings: `video_max` a time as `idle_off`'s is written,
-    /// never none; `video_repeat` once or loop; `video_audio` refused when
-    /// true, since no sound is built in.
+    /// never none; `video_repeat` once or loop; `motion_photos` once, loop
+    /// or off; `video_audio` refused when true, since no sound is built in.
     @Test func clipSettingsTakeTheirValuesAndRefuseTheRestPlainly() throws {
         var settings = KioskSettings()
         #expect(settings.clips == ClipSettings() && settings.clips.maximum == 60 && settings.clips.repeats == .once && settings.folder.clips)
@@ -76,6 +76,11 @@ import Glibc
         }
         let twice = expectError(SettingError.self) { try settings.set("video_repeat", to: .string("twice")) }
         #expect(twice?.description == "invalid video_repeat \"twice\": expected once or loop")
+        #expect(settings.clips.motionPhotos == .once)
+        try settings.set("motion_photos", to: .string("off"))
+        #expect(settings.clips.motionPhotos == .off)
+        let always = expectError(SettingError.self) { try settings.set("motion_photos", to: .string("always")) }
+        #expect(always?.description == "invalid motion_photos \"always\": expected once, loop or off")
         let sound = expectError(SettingError.self) { try settings.set("video_audio", to: .boolean(true)) }
         #expect(sound?.description == "invalid video_audio \"true\": sound is not built into this kioskd: clips play muted (leave video_audio = false)")
         #expect(settings.clips.maximum == 45, "a refused value changes nothing")

@@ -42,6 +42,15 @@ public enum ClipCodec {
         return try ClipStream(ClipInput(bytes: bytes), path: path, maximumPixels: options.maximumClipPixels)
     }
 
+    /// The Live Photo identifier of the movie at `path` (``ClipStream/contentIdentifier(of:path:)``);
+    /// nil when it has none, cannot be read, or FFmpeg is not installed.
+    public static func contentIdentifier(ofMovie path: String) -> String? {
+        guard (try? OnDemandLibrary.open(.avUtil, .avCodec, .avFormat, reading: path)) != nil,
+              let file = try? openRegularFile(path, limit: .max), let size = try? status(of: file, path: path).st_size,
+              let input = try? ClipInput(file: file, range: 0..<Int64(size)) else { return nil }
+        return ClipStream.contentIdentifier(of: input, path: path)
+    }
+
     /// The first frame of `stream`, fitted to `slot`.
     static func poster(of stream: ClipStream, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture {
         let frame = try firstFrame(of: stream)
@@ -165,13 +174,16 @@ public final class ClipPlayer {
 
     /// Opens the clip at `path` to play it fitted to `slot`, decoded by
     /// `threads` threads; `loops`: it plays again from the start at its end.
-    public init(path: String, fittedTo slot: PixelSize, options: DecodeOptions, loops: Bool, threads: Int) throws(ImageFileError) {
+    /// `range`: the movie is those bytes of the file (a motion photo's, inside its still).
+    public init(
+        path: String, range: Range<Int64>? = nil, fittedTo slot: PixelSize, options: DecodeOptions, loops: Bool, threads: Int
+    ) throws(ImageFileError) {
         self.path = path
         self.slot = slot
         self.options = options
         self.loops = loops
         stream = try LibraryMessages.about(path) { () throws(ImageFileError) in
-            try ClipCodec.open(file: openRegularFile(path, limit: options.maximumClipBytes), path: path, options: options, threads: threads)
+            try ClipCodec.open(file: openRegularFile(path, limit: options.maximumClipBytes), range: range, path: path, options: options, threads: threads)
         }
     }
 

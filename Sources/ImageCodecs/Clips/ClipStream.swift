@@ -88,6 +88,23 @@ final class ClipStream {
         guard packet != nil else { throw ImageFileError(path: path, reason: .corrupt("FFmpeg cannot allocate a packet")) }
     }
 
+    /// The movie's `com.apple.quicktime.content.identifier` (an iPhone Live
+    /// Photo's MOV: the UUID its still carries, ``LivePhotoPairs``), read
+    /// by FFmpeg's QuickTime demuxer from the container's header, without
+    /// a decoder; nil when it has none or is no movie FFmpeg reads.
+    static func contentIdentifier(of input: ClipInput, path: String) -> String? {
+        _ = quietFFmpeg
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        do { format = try openContainer(input, path: path) } catch { return nil }
+        defer { avformat_close_input(&format) }
+        guard let entry = av_dict_get(format?.pointee.metadata, contentIdentifierKey, nil, 0), let value = entry.pointee.value else { return nil }
+        let identifier = String(cString: value)
+        return identifier.isEmpty ? nil : identifier
+    }
+
+    /// The key FFmpeg gives the QuickTime `mdta` item (ffprobe shows it under format tags).
+    static let contentIdentifierKey = "com.apple.quicktime.content.identifier"
+
     /// The container in `input` opened by one of ``demuxers``.
     private static func openContainer(_ input: ClipInput, path: String) throws(ImageFileError) -> UnsafeMutablePointer<AVFormatContext>? {
         var format = avformat_alloc_context()

@@ -1,4 +1,5 @@
 import CLinux
+import ImageCodecs
 import KioskCore
 import LinuxPlatform
 import Synchronization
@@ -82,6 +83,8 @@ final class FolderWatcher: @unchecked Sendable {
     /// Tests: the most watches to add before acting as if the limit were reached.
     private let watchLimit: Int
     private var batch = FolderChangeBatch()
+    /// iPhone Live Photos paired: a paired movie is never sent, its still carries it.
+    private var livePhotos = LivePhotoFolder()
     /// Pictures a listing held back while they may still be being written.
     private var settling = SettlingFiles()
     /// The mounts at, above and below the folder when the mount table was last read.
@@ -177,7 +180,7 @@ final class FolderWatcher: @unchecked Sendable {
                 relist()
             }
             lookAtSettling(at: now)
-            if let change = batch.takeIfDue(at: now) { send(.changes(change)) }
+            if let change = batch.takeIfDue(at: now) { sendChange(change) }
         }
     }
 
@@ -187,6 +190,24 @@ final class FolderWatcher: @unchecked Sendable {
         for next in [nextRescan, settling.due].compactMap({ $0 }) { due = min(due ?? next, next) }
         guard let due else { return -1 }
         return Int32(max(0, min(60_000, ((due - now) * 1000).rounded(.up))))
+    }
+
+    /// Sends a batch of changes with its Live Photos paired. A movie that
+    /// brings Live Photos to a folder makes the stills already there worth
+    /// reading: they are sent again, with their movie.
+    private func sendChange(_ given: PlaylistChange) {
+        var change = given
+        var sides = LivePhotoReading.sides(of: change.added) { [livePhotos] in livePhotos.hasMovies(in: $0) }
+        let arriving = Set(change.added.map(\.path))
+        for folder in LivePhotoReading.movieFolders(sides) where !livePhotos.hasMovies(in: folder) {
+            for still in LivePhotoReading.stills(in: folder) where !arriving.contains(still) && !settling.contains(still) {
+                guard let side = LivePhotoIdentity.read(still), let entry = files.entry(still) else { continue }
+                sides[still] = side
+                change.added.append(entry)
+            }
+        }
+        let paired = livePhotos.change(change, sides: sides)
+        if !paired.isEmpty { send(.changes(paired)) }
     }
 
     private func send(_ news: FolderNews) {
@@ -296,6 +317,7 @@ final class FolderWatcher: @unchecked Sendable {
         }
         // What is pending under it goes with it; the show removes the rest.
         batch.forget(under: prefix)
+        livePhotos.forget(under: prefix)
         settling.forget(under: prefix)
         flushPending()
         send(.folderLeft(prefix))
@@ -303,7 +325,7 @@ final class FolderWatcher: @unchecked Sendable {
 
     /// Sends what is pending now (before news that must follow it).
     private func flushPending() {
-        if let change = batch.take(), !change.isEmpty { send(.changes(change)) }
+        if let change = batch.take(), !change.isEmpty { sendChange(change) }
     }
 
     // MARK: Listing
@@ -319,7 +341,8 @@ final class FolderWatcher: @unchecked Sendable {
         try walk.walk(root)
         rootWatch = watched.first { $0.value == root }?.key
         hold(walk.fresh)
-        return (walk.entries.sorted(by: PlaylistEntry.precedes), walk.noteLines)
+        let sorted = walk.entries.sorted(by: PlaylistEntry.precedes)
+        return (livePhotos.listing(sorted, sides: LivePhotoReading.sides(of: sorted)), walk.noteLines)
     }
 
     /// Holds back pictures a listing found fresh.

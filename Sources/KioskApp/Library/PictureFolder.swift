@@ -237,6 +237,57 @@ struct FolderWalk {
     }
 }
 
+/// Which of a folder's files are iPhone Live Photos, read for the
+/// ``LivePhotoFolder`` on the folder's thread. Reading every photo's EXIF
+/// would cost a read of each file on a slow card, so only movies (`.mov`,
+/// by name) are read first, with FFmpeg, and then only the stills (`.jpg`,
+/// `.jpeg`, `.heic`, `.heif`) in folders where a movie has an identifier.
+enum LivePhotoReading {
+    static let movieExtensions: Set<String> = ["mov"]
+    static let stillExtensions: Set<String> = ["jpg", "jpeg", "heic", "heif"]
+
+    /// The sides of `entries` worth reading; `folderHasMovies`: a folder
+    /// already known to hold a movie with an identifier.
+    static func sides(of entries: [PlaylistEntry], folderHasMovies: (String) -> Bool = { _ in false }) -> [String: LivePhotoFolder.Side] {
+        var sides: [String: LivePhotoFolder.Side] = [:]
+        var movieFolders = Set<String>()
+        for entry in entries where movieExtensions.contains(fileExtension(entry.path)) {
+            guard let side = LivePhotoIdentity.read(entry.path) else { continue }
+            sides[entry.path] = side
+            if case .movie = side { movieFolders.insert(parentFolder(of: entry.path)) }
+        }
+        for entry in entries where stillExtensions.contains(fileExtension(entry.path)) {
+            let folder = parentFolder(of: entry.path)
+            guard movieFolders.contains(folder) || folderHasMovies(folder) else { continue }
+            if let side = LivePhotoIdentity.read(entry.path) { sides[entry.path] = side }
+        }
+        return sides
+    }
+
+    /// The folders of the movies with an identifier in `sides`.
+    static func movieFolders(_ sides: [String: LivePhotoFolder.Side]) -> Set<String> {
+        Set(sides.compactMap { path, side in if case .movie = side { parentFolder(of: path) } else { nil } })
+    }
+
+    /// The stills (by name) directly in `folder`.
+    static func stills(in folder: String) -> [String] {
+        var found: [String] = []
+        try? forEachDirectoryEntry(folder) { name, _ in
+            guard !PictureFiles.isHidden(name), let text = String(validating: name, as: UTF8.self),
+                  stillExtensions.contains(fileExtension(text)) else { return }
+            found.append(folder + "/" + text)
+        }
+        return found
+    }
+
+    /// The extension of `path`'s name, in small letters ("" for none).
+    static func fileExtension(_ path: String) -> String {
+        let name = Playlist.fileName(of: path)
+        guard let dot = name.lastIndex(of: ".") else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+}
+
 /// The picture folder listed once, sorted as the show plays it: what a
 /// snapshot and the benchmark show, and what the daemon starts from (the
 /// ``FolderWatcher`` makes its own while it sets up its watches).
@@ -250,7 +301,9 @@ struct FolderListing: Sendable {
     init(folder: String, settings: FolderSettings) throws(SystemCallError) {
         var walk = FolderWalk(files: PictureFiles(order: settings.order, clips: settings.clips), recursive: settings.recursive)
         try walk.walk(folder)
-        entries = walk.entries.sorted(by: PlaylistEntry.precedes)
+        let sorted = walk.entries.sorted(by: PlaylistEntry.precedes)
+        var livePhotos = LivePhotoFolder()
+        entries = livePhotos.listing(sorted, sides: LivePhotoReading.sides(of: sorted))
         notes = walk.noteLines
     }
 

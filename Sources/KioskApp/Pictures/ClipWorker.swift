@@ -13,7 +13,7 @@ import Glibc
 /// from 0 across plays): the show asks for a few ahead of what it has
 /// taken, so the frames in flight are a fixed number.
 struct ClipRequest: Equatable, Sendable {
-    var path: String
+    var movie: ClipSource
     var playback: Int
     var options: DecodeOptions
     var slot: PixelSize
@@ -73,7 +73,7 @@ final class ClipStreams {
             guard done != request.playback else { return nil }
             do {
                 let player = try ClipPlayer(
-                    path: request.path, fittedTo: request.slot, options: request.options, loops: request.loops, threads: Self.threads)
+                    path: request.movie.path, range: request.movie.range, fittedTo: request.slot, options: request.options, loops: request.loops, threads: Self.threads)
                 open = (request.playback, player)
                 return .opened(playback: request.playback, info: player.info)
             } catch {

@@ -17,7 +17,13 @@ import KioskRendering
 /// so a 4K clip costs its decoder's reference frames and no more than four
 /// slot-sized pictures after it.
 struct PlayingClip {
+    /// The file its slot shows: the clip, or the motion photo's still.
     let path: String
+    /// What plays: the clip itself, a motion photo's movie (bytes `range`
+    /// of its still), or a Live Photo's MOV beside its still.
+    let movie: ClipSource
+    /// A motion photo's movie: the still is its poster, and shows again once `once` has played.
+    let isMotion: Bool
     /// The strip slot it plays in (the centre when it started; renumbered with the strip).
     private(set) var slot: Int
     /// Its number: a clip started again is a new playback, from its first frame.
@@ -54,8 +60,10 @@ struct PlayingClip {
     /// How finely the worker is told where the clip's clock is (seconds): a request every so often, not every refresh.
     static let playheadStep = 0.05
 
-    init(path: String, slot: Int, playback: Int, settings: ClipSettings, fitted: PixelSize, paused: Bool) {
+    init(path: String, movie: ClipSource? = nil, slot: Int, playback: Int, settings: ClipSettings, fitted: PixelSize, paused: Bool) {
         self.path = path
+        self.movie = movie ?? ClipSource(path: path)
+        isMotion = movie != nil
         self.slot = slot
         self.playback = playback
         self.settings = settings
@@ -70,7 +78,7 @@ struct PlayingClip {
         guard !decodingDone, !isOver(at: lastRefresh) else { return nil }
         let late = clock.map { (($0.clipTime(at: lastRefresh) - Self.playheadStep) / Self.playheadStep).rounded(.down) * Self.playheadStep }
         return ClipRequest(
-            path: path, playback: playback, options: options, slot: fitted, loops: settings.repeats == .loop,
+            movie: movie, playback: playback, options: options, slot: fitted, loops: settings.repeats == .loop,
             through: consumedThrough + Self.framesAhead - 1, skipBefore: late ?? -.infinity)
     }
 
@@ -125,7 +133,14 @@ struct PlayingClip {
             clock = started
             step.started = true
         }
-        guard var clock, !isOver(at: refresh) else { return step }
+        guard var clock, !isOver(at: refresh) else {
+            // A motion photo played `once` shows its still again.
+            if isMotion && current != nil && isOver(at: refresh) {
+                current = nil
+                step.changed = true
+            }
+            return step
+        }
         let choice = clock.frame(for: refresh, period: period, ready: ready.map(\.time))
         self.clock = clock
         if let show = choice.show {
@@ -144,8 +159,18 @@ struct PlayingClip {
     /// the first is ready; nil while paused, over, or with nothing ready.
     func nextDue(period: Double) -> Double? {
         guard let clock else { return ready.isEmpty || failed ? nil : -.infinity }
-        guard !isOver(at: lastRefresh) else { return nil }
-        return clock.nextDue(ready: ready.map(\.time), period: period)
+        guard !isOver(at: lastRefresh) else { return isMotion && current != nil ? -.infinity : nil }
+        let due = clock.nextDue(ready: ready.map(\.time), period: period)
+        // A motion photo's still comes back at the movie's end.
+        guard isMotion, let end = clock.endsAt else { return due }
+        return min(due ?? end, end)
+    }
+
+    /// One play of a motion photo's movie ends here (the photo rests at
+    /// least so long); nil before it started, or when its length is not known.
+    var onePlayEndsAt: Double? {
+        guard let clock, let ends = clock.endsAt, let length = streamEnd ?? info?.length, length > 0 else { return nil }
+        return ends - clock.playsFor + min(length, clock.maximum)
     }
 
     /// When the clip's rest ends (its end, or `video_max`); nil before it started, while paused, or once it broke.

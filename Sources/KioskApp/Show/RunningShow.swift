@@ -131,7 +131,7 @@ final class RunningShow {
         }
         if schedule.isPaused != paused {
             // A clip in the centre pauses with the show; resumed, its rest is what it has left to play.
-            if let end = strip.pauseClip(schedule.isPaused, at: now) { schedule.restUntil(end) }
+            apply(strip.pauseClip(schedule.isPaused, at: now), at: now)
             emit(schedule.isPaused ? .paused : .resumed)
         }
         switch command {
@@ -295,6 +295,7 @@ final class RunningShow {
     /// What a step of the clip changed: its rest, the frame, the log.
     private func apply(_ news: StripContents.ClipNews, at now: Double) {
         if let end = news.restUntil { schedule.restUntil(end) }
+        if let end = news.restAtLeast { schedule.restAtLeastUntil(end) }
         if news.released { schedule.restUntil(now + schedule.interval) }
         if news.frameChanged { pacer.frameNeeded = true }
         if news.shown != 0 || news.dropped != 0 {

@@ -33,9 +33,12 @@ struct ShowAssembly {
         self.panel = panel
         playlist = Playlist(entries: listing.entries, sorted: true)
         let readsTitle = settings.text.caption?.fields.contains(.title) == true
+        var loader = PictureLoader(
+            background: settings.layout.background, exifRotate: settings.exifRotate, readsTitle: readsTitle, clips: settings.folder.clips)
+        // With `video = false` no movie is decoded: motion photos show as stills.
+        loader.readsMotion = settings.clips.motionPhotos != .off && settings.folder.clips
         recipe = PictureRecipe(
-            loader: PictureLoader(
-                background: settings.layout.background, exifRotate: settings.exifRotate, readsTitle: readsTitle, clips: settings.folder.clips),
+            loader: loader,
             slot: layout.geometry.slotSize, pairSpacing: settings.layout.portraitPairs ? layout.geometry.spacing : nil)
         let titlesMissing = readsTitle ? PhotoTitle.librariesMissing.map { "caption {title}: some titles cannot be read: \($0)" } : []
         notes = layout.notes + listing.notes + (listing.entries.isEmpty ? [Self.emptyNote(settings)] : []) + titlesMissing

@@ -253,6 +253,8 @@ final class StripContents {
         var events: [ShowEvent] = []
         /// The rest now ends here: the clip's end, or `video_max`.
         var restUntil: Double?
+        /// The rest lasts at least until here: one play of a motion photo's movie.
+        var restAtLeast: Double?
         /// The clip broke: the rest is the show's own again.
         var released = false
         /// A new frame is on screen.
@@ -268,25 +270,37 @@ final class StripContents {
     /// slides away from it; alone in the playlist (nothing to slide to), it
     /// starts again. `paused`: the show is paused, and a new clip starts so.
     /// Returns true when what a slot shows changed.
+    ///
+    /// A motion photo's movie (in its still, or a Live Photo's MOV) plays
+    /// the same way, as `motion_photos` says.
     func followClip(centre slot: Int, canPlay: Bool, moving: Bool, paused: Bool, settings: ClipSettings, at now: Double) -> Bool {
         let decoded = pictures.pictures
-        var wanted: String?
+        var wanted: String?, movie: ClipSource?
         if canPlay, let unit = decoded.index.item(forSlot: slot) {
             let key = decoded.key(unit)
-            if let file = key.file, decoded.info(of: key)?.clip != nil { wanted = file }
+            if let file = key.file, let info = decoded.info(of: key) {
+                if info.clip != nil {
+                    wanted = file
+                } else if settings.motionPhotos != .off {
+                    movie = info.motion.map { ClipSource(path: file, range: $0) } ?? decoded.playlist.companion(of: file).map { ClipSource(path: $0) }
+                    if movie != nil { wanted = file }
+                }
+            }
         }
         var changed = false
         if let playing = clip {
             let over = playing.isOver(at: now)
             let leaving = playing.path != wanted || playing.slot != slot
-            if (leaving && !(over && moving)) || (over && !moving && decoded.index.count < 2) {
+            if (leaving && !(over && moving)) || (over && !moving && decoded.index.count < 2 && !playing.isMotion) {
                 clip = nil
                 changed = playing.current != nil
             }
         }
         if clip == nil, let wanted {
             clipPlaybacks += 1
-            clip = PlayingClip(path: wanted, slot: slot, playback: clipPlaybacks, settings: settings, fitted: recipe.slot, paused: paused)
+            var playing = settings
+            if movie != nil { playing.repeats = settings.motionPhotos == .loop ? .loop : .once }
+            clip = PlayingClip(path: wanted, movie: movie, slot: slot, playback: clipPlaybacks, settings: playing, fitted: recipe.slot, paused: paused)
         }
         sendClipRequest()
         return changed
@@ -305,7 +319,9 @@ final class StripContents {
                 news.released = true
                 news.frameChanged = true
             }
-            if case .ended = outcome, let end = clip?.endsAt { news.restUntil = end }
+            if case .ended = outcome, let playing = clip, let end = playing.endsAt {
+                if playing.isMotion { news.restAtLeast = end } else { news.restUntil = end }
+            }
         }
         sendClipRequest()
         return news
@@ -320,8 +336,8 @@ final class StripContents {
         clip = playing
         if step.started {
             let words = playing.info.map { "\($0), software decoding" } ?? "software decoding"
-            news.events.append(.clipStarted(file: playing.path, words: words))
-            news.restUntil = playing.endsAt
+            news.events.append(.clipStarted(file: playing.movie.path, words: words))
+            if playing.isMotion { news.restAtLeast = playing.onePlayEndsAt } else { news.restUntil = playing.endsAt }
         }
         news.frameChanged = step.changed
         news.shown = playing.shown - shownBefore
@@ -330,10 +346,14 @@ final class StripContents {
         return news
     }
 
-    /// Pauses or resumes the clip's clock with the show; returns when its rest now ends.
-    func pauseClip(_ paused: Bool, at now: Double) -> Double? {
+    /// Pauses or resumes the clip's clock with the show; returns what its rest now is.
+    func pauseClip(_ paused: Bool, at now: Double) -> ClipNews {
         if paused { clip?.pause(at: now) } else { clip?.resume(at: now) }
-        return clip?.endsAt
+        var news = ClipNews()
+        if let playing = clip {
+            if playing.isMotion { news.restAtLeast = playing.onePlayEndsAt } else { news.restUntil = playing.endsAt }
+        }
+        return news
     }
 
     /// The clip stops; its slot shows its first frame.

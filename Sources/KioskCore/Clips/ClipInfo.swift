@@ -41,3 +41,17 @@ public struct ClipInfo: Equatable, Sendable, CustomStringConvertible {
         return tenth == 0 ? "\(whole)" : "\(whole).\(abs(tenth))"
     }
 }
+
+/// Where a movie's bytes are: a clip's whole file, the bytes `range` of a
+/// motion photo's still (Google's or Samsung's, ``MotionPhotoLocation``),
+/// or a Live Photo's MOV beside its still (``LivePhotoFolder``).
+public struct ClipSource: Hashable, Sendable {
+    public var path: String
+    /// Nil: the whole file.
+    public var range: Range<Int64>?
+
+    public init(path: String, range: Range<Int64>? = nil) {
+        self.path = path
+        self.range = range
+    }
+}

@@ -32,6 +32,9 @@ public struct LivePhotoPairs: Equatable, Sendable {
     /// A movie at `path` says `identifier`.
     public mutating func add(movie path: String, identifier: String) { add(path, identifier, to: \.movies) }
 
+    /// True for a movie added (paired or not).
+    public func isMovie(_ path: String) -> Bool { keyOf[path].map { movies[$0]?.contains(path) == true } ?? false }
+
     /// The file at `path` left the folder (or was rewritten: add it again).
     public mutating func remove(_ path: String) {
         guard let key = keyOf.removeValue(forKey: path) else { return }
@@ -75,7 +78,8 @@ public struct LivePhotoPairs: Equatable, Sendable {
         if movies[key]?.isEmpty == true { movies[key] = nil }
     }
 
-    private static func directory(of path: String) -> Substring {
+    /// The folder of `path`, without its trailing slash.
+    static func directory(of path: String) -> Substring {
         path.lastIndex(of: "/").map { path[..<$0] } ?? ""
     }
 

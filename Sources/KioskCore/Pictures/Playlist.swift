@@ -28,6 +28,8 @@ public struct Playlist: Hashable, Sendable {
     /// The ranks that are not 0, by the hash of the path: how a leaving
     /// file (which can no longer be stat'ed) is found.
     private var rankOf: [Int: Int64]
+    /// Each Live Photo still's movie (``PlaylistEntry/companion``): a few entries, by path.
+    private var companions: [String: String]
 
     /// `files` in name order (each file once).
     public init(_ files: [String] = []) { self.init(entries: files.map { PlaylistEntry($0) }) }
@@ -39,6 +41,7 @@ public struct Playlist: Hashable, Sendable {
         var sorted = alreadySorted ? entries : Self.uniqueAndSorted(entries)
         files = sorted.map(\.path)
         ranks = sorted.map(\.rank)
+        companions = Dictionary(sorted.compactMap { entry in entry.companion.map { (entry.path, $0) } }, uniquingKeysWith: { _, last in last })
         sorted.removeAll { $0.rank == 0 }
         rankOf = Dictionary(sorted.map { ($0.path.hashValue, $0.rank) }, uniquingKeysWith: { _, last in last })
     }
@@ -47,7 +50,10 @@ public struct Playlist: Hashable, Sendable {
     public var isEmpty: Bool { files.isEmpty }
     public var index: CircularIndex { CircularIndex(count: files.count) }
     public subscript(item: Int) -> String { files[item] }
-    public var entries: [PlaylistEntry] { zip(files, ranks).map { PlaylistEntry($0, rank: $1) } }
+    public var entries: [PlaylistEntry] { files.indices.map(entry) }
+
+    /// The movie of the Live Photo still at `path`, if it is one.
+    public func companion(of path: String) -> String? { companions.isEmpty ? nil : companions[path] }
 
     /// A file's name as the control socket shows it and `goto` takes it: the path's last part.
     public static func fileName(of path: String) -> String {
@@ -83,6 +89,7 @@ public struct Playlist: Hashable, Sendable {
         precondition(files.indices.contains(item))
         let newSlot = index.slotKeepingItem(atSlot: slot, afterRemoving: item)
         rankOf[files[item].hashValue] = nil
+        companions[files[item]] = nil
         files.remove(at: item)
         ranks.remove(at: item)
         return newSlot
@@ -91,14 +98,18 @@ public struct Playlist: Hashable, Sendable {
     /// Applies a batch of changes at once; see ``PlaylistEdit``. Files to
     /// remove that are not in the playlist are passed over; a file added
     /// that is already there with the same rank stays where it is (it was
-    /// rewritten), and with another rank it moves (it leaves and arrives).
+    /// rewritten; a new companion is taken), and with another rank it moves
+    /// (it leaves and arrives).
     public mutating func apply(_ change: PlaylistChange, keepingSlot slot: Int) -> PlaylistEdit {
         let arrivingPaths = Set(change.added.map(\.path))
         var leaving: [Int] = change.removed.filter { !arrivingPaths.contains($0) }.compactMap(item(of:))
         var arriving: [PlaylistEntry] = []
         for entry in Self.uniqueAndSorted(change.added) {
             if let item = item(of: entry.path) {
-                if ranks[item] == entry.rank { continue }
+                if ranks[item] == entry.rank {
+                    companions[entry.path] = entry.companion
+                    continue
+                }
                 leaving.append(item)
             }
             arriving.append(entry)
@@ -107,6 +118,8 @@ public struct Playlist: Hashable, Sendable {
         guard !leaving.isEmpty || !arriving.isEmpty else { return PlaylistEdit(slot: slot) }
 
         let centred = item(forSlot: slot).map { (item: $0, entry: entry($0), lap: (slot - $0) / count) }
+        for item in leaving { companions[files[item]] = nil }
+        for entry in arriving { companions[entry.path] = entry.companion }
         if leaving.count + arriving.count <= Self.mostSingleEdits {
             for item in leaving.reversed() {
                 rankOf[files[item].hashValue] = nil
@@ -136,7 +149,8 @@ public struct Playlist: Hashable, Sendable {
         var change = PlaylistChange()
         var i = 0, j = 0
         while i < files.count || j < entries.count {
-            if i < files.count, j < entries.count, files[i] == entries[j].path, ranks[i] == entries[j].rank {
+            if i < files.count, j < entries.count, files[i] == entries[j].path, ranks[i] == entries[j].rank,
+               companion(of: files[i]) == entries[j].companion {
                 i += 1
                 j += 1
             } else if j == entries.count || (i < files.count && PlaylistEntry.precedes(entry(i), entries[j])) {
@@ -170,14 +184,14 @@ public struct Playlist: Hashable, Sendable {
     static let mostSingleEdits = 16
 
     /// Item `item`'s file and rank.
-    public func entry(_ item: Int) -> PlaylistEntry { PlaylistEntry(files[item], rank: ranks[item]) }
+    public func entry(_ item: Int) -> PlaylistEntry { PlaylistEntry(files[item], rank: ranks[item], companion: companion(of: files[item])) }
 
     /// The first item that does not sort before `entry` (`count` when all do).
     public func insertionPoint(of entry: PlaylistEntry) -> Int {
         var low = 0, high = files.count
         while low < high {
             let middle = (low + high) / 2
-            if PlaylistEntry.precedes(self.entry(middle), entry) { low = middle + 1 } else { high = middle }
+            if PlaylistEntry.precedes(PlaylistEntry(files[middle], rank: ranks[middle]), entry) { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -202,7 +216,7 @@ public struct Playlist: Hashable, Sendable {
                 skip += 1
                 continue
             }
-            let staying = entry(item)
+            let staying = PlaylistEntry(files[item], rank: ranks[item])
             while next < arriving.count && PlaylistEntry.precedes(arriving[next], staying) {
                 newFiles.append(arriving[next].path)
                 newRanks.append(arriving[next].rank)
@@ -235,10 +249,14 @@ public struct PlaylistEntry: Hashable, Sendable {
     /// was taken or modified (`order = "taken"`, `"mtime"`); a shuffle's
     /// random number. Equal ranks sort by path in ``NaturalOrder``.
     public var rank: Int64
+    /// An iPhone Live Photo still's movie, the MOV beside it (``LivePhotoFolder``):
+    /// it plays as the still's motion and is never in the playlist itself.
+    public var companion: String?
 
-    public init(_ path: String, rank: Int64 = 0) {
+    public init(_ path: String, rank: Int64 = 0, companion: String? = nil) {
         self.path = path
         self.rank = rank
+        self.companion = companion
     }
 
     /// True when `a` plays before `b`.

@@ -71,6 +71,9 @@ public struct SettlingFiles: Sendable {
     @discardableResult
     public mutating func forget(_ path: String) -> Bool { held.removeValue(forKey: path) != nil }
 
+    /// True while `path` is held back.
+    public func contains(_ path: String) -> Bool { held[path] != nil }
+
     /// Forgets every file under `prefix` (a folder that left, ending in `/`).
     public mutating func forget(under prefix: String) {
         for path in held.keys where path.hasPrefix(prefix) { held[path] = nil }

@@ -92,8 +92,26 @@ public struct ClipSettings: Hashable, Sendable {
     public var repeats: ClipPlayback.Repeat = .once
     /// Sound: not built; a kiosk is muted (`video_audio`, which refuses true).
     public var audio = false
+    /// How a motion photo's movie plays (`motion_photos`).
+    public var motionPhotos: MotionPhotoPlay = .once
 
     public init() {}
+}
+
+/// `motion_photos`: how the movie of a motion photo (Google's and
+/// Samsung's, inside the still) or of an iPhone Live Photo (the MOV beside
+/// it) plays once the strip rests on the still.
+///
+/// The photo rests its `interval`, or as long as one play of its movie
+/// when that is longer (up to `video_max`); its neighbours and the slide
+/// show the still, never a movie frame.
+public enum MotionPhotoPlay: String, Hashable, Sendable, CaseIterable {
+    /// The movie plays once, then the still shows again for the rest of the photo's time.
+    case once
+    /// The movie plays again and again while the photo rests.
+    case loop
+    /// Only the still shows (a Live Photo's MOV is still not shown as a clip of its own).
+    case off
 }
 
 /// The order pictures play in (`order`).
@@ -295,7 +313,7 @@ public struct KioskSettings: Hashable, Sendable {
     /// from the slot size (see ``PreloadPlan/defaultBudget(_:)``).
     public var cacheMegabytes: Int? = nil
     public var motion = MotionSettings()
-    /// How clips play (`video_max`, `video_repeat`, `video_audio`).
+    /// How clips and motion photos play (`video_max`, `video_repeat`, `video_audio`, `motion_photos`).
     public var clips = ClipSettings()
     public var control = ControlSettings()
     public var input = InputSettings()

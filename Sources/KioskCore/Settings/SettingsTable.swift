@@ -71,6 +71,9 @@ extension KioskSettings {
         SettingDescriptor(
             "video_audio", \.clips.audio, .audioNotBuilt, flag: .none, valueName: "bool", reload: .restart,
             help: "Clips' sound: false (a kiosk is muted). Sound is not built into this kioskd, so true is refused."),
+        SettingDescriptor(
+            "motion_photos", \.clips.motionPhotos, .word(expected: "once, loop or off"), flag: .none, valueName: "once|loop|off", reload: .live,
+            help: "The movie of a motion photo (Google's or Samsung's, in the JPEG) or of an iPhone Live Photo (its MOV beside it): once plays it when the photo comes to rest, then shows the still again; loop plays it while the photo rests; off shows the still alone. The photo rests its interval, or one play of its movie if that is longer."),
         // The motion.
         SettingDescriptor(
             "interval", \.motion.interval, .seconds(0.1...86_400), flag: .show, valueName: "s", reload: .live,

@@ -268,6 +268,14 @@ public struct ShowSchedule: Sendable, Equatable {
         restIsClips = true
     }
 
+    /// A motion photo's movie playing in the centre: the rest lasts at
+    /// least until `end` (one play of the movie), and no less than it
+    /// would have; the same guards as ``restUntil(_:)``.
+    public mutating func restAtLeastUntil(_ end: Double) {
+        guard let due = restEnds, end > due else { return }
+        restUntil(end)
+    }
+
     /// Starts the automatic slide if its time has come; true if it did.
     public mutating func advanceIfDue(at now: Double) -> Bool {
         guard let due = nextAdvance, now >= due, held == nil else { return false }
