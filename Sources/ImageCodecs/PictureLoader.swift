@@ -80,9 +80,17 @@ public struct PictureLoader: Sendable, Equatable {
     /// from the first 128 KiB, or as far as the format needs
     /// (``PictureCodec/header(file:head:path:options:)``).
     public func uprightSize(of path: String) throws(ImageFileError) -> PixelSize {
+        try uprightSize(of: path, clips: true)!
+    }
+
+    /// ``uprightSize(of:)``, or nil for a video clip when not `clips`
+    /// (known from the head, before its container is read).
+    private func uprightSize(of path: String, clips: Bool) throws(ImageFileError) -> PixelSize? {
         let file = try openRegularFile(path, limit: max(options.maximumFileBytes, options.maximumClipBytes))
         let head = try readFileStart(file, path: path, count: PictureCodecs.headerLength)
-        let header = try Self.codec(of: head, path: path).header(file: file, head: head, path: path, options: options)
+        let codec = try Self.codec(of: head, path: path)
+        if !clips && codec == ClipCodec.self { return nil }
+        let header = try codec.header(file: file, head: head, path: path, options: options)
         return options.orientation(header.orientation).uprightSize(of: header.storedSize)
     }
 
@@ -90,9 +98,7 @@ public struct PictureLoader: Sendable, Equatable {
     /// a slot (`portrait_pairs`): ``uprightSize(of:)``, but nil for a video
     /// clip, which plays alone in its slot (a clip in a pair could not play).
     public func pairingSize(of path: String) throws(ImageFileError) -> PixelSize? {
-        let head = try readFileStart(path, count: PictureCodecs.sniffLength)
-        if PictureCodecs.codec(sniffing: head) is ClipCodec.Type { return nil }
-        return try uprightSize(of: path)
+        try uprightSize(of: path, clips: false)
     }
 
     /// The upright size the header in `bytes` gives (the EXIF turn included when ``exifRotate``).

@@ -85,6 +85,13 @@ public struct StripCompositor: Sendable {
         }
         let placedOverlays = captions + overlays
         let layers = placedOverlays.compactMap { PanelOverlay($0, screen: geometry.screen, rotation: rotation) }
+        if let changed = contents.changedPictures(placed, overlays: placedOverlays, background: background, rotation: rotation, brightness: brightness) {
+            // Only pictures changed, in place (a clip's frame, an animation's):
+            // their rectangles alone are written.
+            contents.pictures = placed
+            for picture in changed { drawWhole(picture, into: surface, backwards: rotation == .half) }
+            return
+        }
         let rows: Range<Int>
         if contents.isComplete && contents.background == background && contents.rotation == rotation && contents.brightness == brightness {
             // The pictures' rows, then and now, and the rows of an overlay that
@@ -99,6 +106,7 @@ public struct StripCompositor: Sendable {
             rows = 0..<geometry.screen.height
         }
         contents = BufferContents(pictureRows: pictureRows, overlays: placedOverlays, background: background, rotation: rotation, brightness: brightness)
+        contents.pictures = placed
         let dimming = brightness < 100 ? Dimming(percent: brightness) : nil
         switch rotation {
         case .none: composeRows(rows, of: placed, overlays: layers, into: surface, backwards: false, dimming: dimming)
@@ -228,6 +236,19 @@ public struct StripCompositor: Sendable {
     /// Screen columns copied together in a quarter turn: 16 pixels are one
     /// 64-byte cache line of a picture's row.
     static let columnBlock = 16
+
+    /// Writes every row of `picture` into its place (upright, or a half turn).
+    private func drawWhole(_ picture: PlacedPicture, into surface: PixelSurface, backwards: Bool) {
+        let width = geometry.screen.width, height = geometry.screen.height
+        for y in picture.rows ?? 0..<0 {
+            guard let span = picture.span(onRow: y, screenWidth: width) else { continue }
+            if backwards {
+                picture.drawBackwards(span, into: surface.row(height - 1 - y), rowWidth: width)
+            } else {
+                picture.draw(span, into: surface.row(y))
+            }
+        }
+    }
 }
 
 /// What a frame buffer holds from the last frame composed into it: the
@@ -246,6 +267,10 @@ public struct BufferContents: Sendable, Equatable {
     public fileprivate(set) var rotation = Rotation.none
     /// The percent its pixels were dimmed to (100: not dimmed).
     public fileprivate(set) var brightness = 100
+    /// The pictures drawn, where (holding their pixels: a clip's frame in a
+    /// buffer stays alive while it is there, so it is never mistaken for a
+    /// new frame that reuses its memory).
+    fileprivate var pictures: [PlacedPicture] = []
 
     /// A buffer with unknown contents: the next frame draws every row.
     public init() {}
@@ -259,6 +284,40 @@ public struct BufferContents: Sendable, Equatable {
     }
 
     var isComplete: Bool { background != nil }
+
+    public static func == (a: BufferContents, b: BufferContents) -> Bool {
+        a.pictureRows == b.pictureRows && a.overlays == b.overlays && a.background == b.background && a.rotation == b.rotation
+            && a.brightness == b.brightness && a.pictures.count == b.pictures.count
+            && zip(a.pictures, b.pictures).allSatisfy { $0.sameplace(as: $1) && $0.image.sharesPixels(with: $1.image) }
+    }
+
+    /// The pictures of `placed` to draw again when the buffer holds the
+    /// same frame but for them: every picture in the same place at the same
+    /// size, the same overlays, background, turn (upright or half) and no
+    /// dimming, and no overlay over a picture that changed (it would have
+    /// to be blended again). Nil when the frame must be composed as usual.
+    fileprivate func changedPictures(
+        _ placed: [PlacedPicture], overlays: [PlacedOverlay], background: RGBColor, rotation: Rotation, brightness: Int
+    ) -> [PlacedPicture]? {
+        guard isComplete, self.background == background, self.rotation == rotation, rotation == .none || rotation == .half,
+              self.brightness == brightness, brightness >= 100, self.overlays == overlays,
+              pictures.count == placed.count, zip(pictures, placed).allSatisfy({ $0.sameplace(as: $1) })
+        else { return nil }
+        let changed = zip(pictures, placed).filter { !$0.image.sharesPixels(with: $1.image) }.map(\.1)
+        guard !changed.isEmpty else { return [] }
+        for picture in changed {
+            let rect = PixelRect(x: picture.x, y: picture.y, width: picture.drawn.width, height: picture.drawn.height)
+            if overlays.contains(where: { overlay in overlay.clipsOver(rect) }) { return nil }
+        }
+        return changed
+    }
+}
+
+extension PlacedOverlay {
+    /// True when the overlay's box (unclipped) meets `rect`.
+    fileprivate func clipsOver(_ rect: PixelRect) -> Bool {
+        x < rect.x + rect.width && rect.x < x + layer.size.width && y < rect.y + rect.height && rect.y < y + layer.size.height
+    }
 }
 
 extension Range where Bound == Int {
@@ -310,7 +369,7 @@ private struct PanelOverlay {
 
 /// A picture placed in its cell (centred, or leaning toward the screen's
 /// centre), in screen coordinates, at its cell's scale.
-private struct PlacedPicture {
+fileprivate struct PlacedPicture: Sendable {
     let image: RasterImage
     /// The picture's top-left corner and its size on screen.
     let x: Int
@@ -329,6 +388,12 @@ private struct PlacedPicture {
         self.x = cell.x + alignedOffsetX(of: drawn.width, in: cell.size.width, lean: lean)
         self.y = cell.y + offset.y
         self.cell = cell
+    }
+
+    /// True when `other` is drawn at the same place and size, in the same cell.
+    func sameplace(as other: PlacedPicture) -> Bool {
+        x == other.x && y == other.y && drawn == other.drawn && cell.x == other.cell.x && cell.y == other.cell.y
+            && cell.size == other.cell.size && cell.scale == other.cell.scale
     }
 
     /// The screen rows this picture covers, clipped to its cell.

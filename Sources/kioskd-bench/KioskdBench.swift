@@ -22,7 +22,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, PresenceWake.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, CopyIn.self, WakeupsWhileOff.self, PresenceWake.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self, VideoFigures.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -72,7 +72,7 @@ struct Figures: ParsableCommand {
         let heics = try showOf(try benchHEIC(in: folder), in: folder, named: "heics-20-v2")
         let avifs = try showOf(try benchAVIF(in: folder), in: folder, named: "avifs-20-v1")
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["slides", dir, "--text", "--suffix", "_with_text"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--all-features", try benchHEIC(in: folder)], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["slides", dir, "--text", "--suffix", "_with_text"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--all-features", try benchHEIC(in: folder)], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir], ["video", "--folder", folder, "--photos", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }
@@ -746,14 +746,15 @@ func benchPhoto(_ size: PixelSize, in folder: String, as suffix: String, by tool
 
 /// Starts `program` (looked up in `PATH` unless it is a path) with
 /// `arguments` (the first its name), its descriptor `silencing` (1: its
-/// output, 2: its log) going to /dev/null; nil when it cannot be started.
-func spawnQuietly(_ program: String, _ arguments: [String], silencing descriptor: Int32) -> pid_t? {
+/// output, 2: its log) going to /dev/null, or to the file `into` (made
+/// anew); nil when it cannot be started.
+func spawnQuietly(_ program: String, _ arguments: [String], silencing descriptor: Int32, into file: String = "/dev/null") -> pid_t? {
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var quiet = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&quiet)
     defer { posix_spawn_file_actions_destroy(&quiet) }
-    posix_spawn_file_actions_addopen(&quiet, descriptor, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&quiet, descriptor, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var pid: pid_t = 0
     return posix_spawnp(&pid, program, &quiet, nil, argv, environ) == 0 ? pid : nil
 }

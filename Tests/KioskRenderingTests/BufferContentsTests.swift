@@ -62,6 +62,40 @@ import Testing
         #expect(colour(buffer, 5, 10) == grey)
     }
 
+    /// A clip's next frame in the centre, the strip at rest: only its
+    /// rectangle is written (a scribble on the band and on a neighbour
+    /// stays), and the frame equals one composed from scratch there.
+    @Test func aPictureChangedInPlaceIsTheOnlyThingDrawn() {
+        let frames = [red, green, blue].map { RasterImage(size: PixelSize(width: 200, height: 100), filledWith: $0) }
+        let neighbour = RasterImage(size: PixelSize(width: 150, height: 150), filledWith: RGBColor(red: 0xE0, green: 0xE0, blue: 0x28))
+        let compositor = StripCompositor(geometry: geometry, background: grey)
+        var buffer = RasterImage(size: geometry.screen, filledWith: .black)
+        var contents = BufferContents()
+        func compose(_ frame: RasterImage, at position: Double = 1) {
+            buffer.withSurface {
+                compositor.compose(into: $0, position: position, playlist: CircularIndex(count: 3), contents: &contents) { $0 == 1 ? frame : neighbour }
+            }
+        }
+        compose(frames[0])
+        buffer[5, 10] = 0x00FF_00FF   // the band above the strip
+        buffer[2, 90] = 0x00FF_00FF   // the left neighbour, which peeks in at the edge
+        for frame in frames.dropFirst() {
+            compose(frame)
+            var fresh = RasterImage(size: geometry.screen, filledWith: .black)
+            fresh.withSurface { compositor.compose(into: $0, position: 1, playlist: CircularIndex(count: 3)) { $0 == 1 ? frame : neighbour } }
+            #expect(buffer[160, 90] == fresh[160, 90] && colour(buffer, 160, 90) == colour(frame, 0, 0))
+            #expect(buffer[5, 10] == 0x00FF_00FF && buffer[2, 90] == 0x00FF_00FF, "only the centre's rectangle was written")
+            buffer[5, 10] = fresh[5, 10]
+            buffer[2, 90] = fresh[2, 90]
+            #expect(buffer.pixels == fresh.pixels)
+            buffer[5, 10] = 0x00FF_00FF
+            buffer[2, 90] = 0x00FF_00FF
+        }
+        // The strip moved: the frame is composed as usual, the scribbles drawn over.
+        compose(frames[0], at: 1.2)
+        #expect(buffer[2, 90] != 0x00FF_00FF)
+    }
+
     /// Software dimming (`brightness` 40, no backlight): every pixel is 40%
     /// of the undimmed frame's, each channel rounded; in every rotation, and
     /// in a reused buffer that held an undimmed frame (drawn whole again).

@@ -28,8 +28,7 @@ public enum ClipCodec {
     static func open(
         file: consuming FileDescriptor, range: Range<Int64>? = nil, path: String, options: DecodeOptions, threads: Int = 1
     ) throws(ImageFileError) -> ClipStream {
-        guard options.clipsAllowed else { throw ImageFileError(path: path, reason: .clipsOff) }
-        try OnDemandLibrary.open(.avUtil, .avCodec, .avFormat, .yuv, reading: path)
+        try mayDecode(path, options)
         let whole = try Int64(status(of: file, path: path).st_size)
         let input = try ClipInput(file: file, range: range ?? 0..<whole)
         return try ClipStream(input, path: path, maximumPixels: options.maximumClipPixels, threads: threads)
@@ -37,9 +36,14 @@ public enum ClipCodec {
 
     /// The clip whole in `bytes`, ready to decode (a header read, a zoom, the fuzzer).
     static func open(bytes: [UInt8], path: String, options: DecodeOptions) throws(ImageFileError) -> ClipStream {
+        try mayDecode(path, options)
+        return try ClipStream(ClipInput(bytes: bytes), path: path, maximumPixels: options.maximumClipPixels)
+    }
+
+    /// Clips are allowed (`video`), and FFmpeg and libyuv are loaded.
+    private static func mayDecode(_ path: String, _ options: DecodeOptions) throws(ImageFileError) {
         guard options.clipsAllowed else { throw ImageFileError(path: path, reason: .clipsOff) }
         try OnDemandLibrary.open(.avUtil, .avCodec, .avFormat, .yuv, reading: path)
-        return try ClipStream(ClipInput(bytes: bytes), path: path, maximumPixels: options.maximumClipPixels)
     }
 
     /// The Live Photo identifier of the movie at `path` (``ClipStream/contentIdentifier(of:path:)``);
@@ -53,14 +57,8 @@ public enum ClipCodec {
 
     /// The first frame of `stream`, fitted to `slot`.
     static func poster(of stream: ClipStream, fittedTo slot: PixelSize, options: DecodeOptions) throws(ImageFileError) -> DecodedPicture {
-        let frame = try firstFrame(of: stream)
-        let planes = try frame.planes()
-        let upright = stream.info.size
-        let stored = frame.storedSize
-        let picture = planes.resampled(
-            cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: upright, in: slot),
-            turning: stream.orientation, background: options.background)
-        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: upright, clip: stream.info))
+        let picture = try firstFrame(of: stream).fitted(upright: stream.info.size, into: slot, turning: stream.orientation, background: options.background)
+        return DecodedPicture(picture: picture, info: PictureInfo(format: name, originalSize: stream.info.size, clip: stream.info))
     }
 
     private static func firstFrame(of stream: ClipStream) throws(ImageFileError) -> ClipFrame {
@@ -233,11 +231,7 @@ public final class ClipPlayer {
                 skipped += 1
                 continue
             }
-            let planes = try frame.planes()
-            let stored = frame.storedSize
-            let picture = planes.resampled(
-                cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: info.size, in: slot),
-                turning: stream.orientation, background: options.background)
+            let picture = try frame.fitted(upright: info.size, into: slot, turning: stream.orientation, background: options.background)
             return .frame(Frame(number: frames - 1, time: time, picture: picture, skipped: skipped))
         }
     }

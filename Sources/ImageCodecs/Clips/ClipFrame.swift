@@ -67,6 +67,17 @@ final class ClipFrame {
             depth: depth, alphaDepth: depth, premultiplied: false, colour: colour, owner: self)
     }
 
+    /// The frame turned upright by `orientation` (to `upright`, its size
+    /// as shown) and fitted into `slot`: a poster, or a frame as it plays.
+    func fitted(
+        upright: PixelSize, into slot: PixelSize, turning orientation: ImageOrientation, background: RGBColor
+    ) throws(ImageFileError) -> RasterImage {
+        let stored = storedSize
+        return try planes().resampled(
+            cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: upright, in: slot),
+            turning: orientation, background: background)
+    }
+
     /// The CICP matrix: the clip's own, or, when it says none, BT.709 for
     /// HD and larger and BT.601 below, as players guess (mpv does so).
     static func matrix(_ space: AVColorSpace, height: Int) -> Int {

@@ -60,8 +60,14 @@ struct PlayingClip {
     /// How finely the worker is told where the clip's clock is (seconds): a request every so often, not every refresh.
     static let playheadStep = 0.05
 
-    init(path: String, movie: ClipSource? = nil, slot: Int, playback: Int, settings: ClipSettings, fitted: PixelSize, paused: Bool) {
+    /// When the strip came to rest on it (the monotonic clock): its start's latency counts from here.
+    let restedAt: Double
+
+    init(
+        path: String, movie: ClipSource? = nil, slot: Int, playback: Int, settings: ClipSettings, fitted: PixelSize, paused: Bool, at now: Double
+    ) {
         self.path = path
+        restedAt = now
         self.movie = movie ?? ClipSource(path: path)
         isMotion = movie != nil
         self.slot = slot

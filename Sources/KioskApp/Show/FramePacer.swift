@@ -101,6 +101,14 @@ final class FramePacer {
     /// far beyond any refresh, short of any watchdog interval worth setting.
     static let stuckFlipLimit = 5.0
     private(set) var statistics = ShowStatistics()
+    /// A clip's frames are on screen: compose times are counted for it too (``ShowStatistics/clipComposeTime``).
+    var clipPlaying = false
+
+    /// A frame took `seconds` to compose (or a long buffer to draw).
+    func recordComposeTime(_ seconds: Double) {
+        statistics.composeTime.record(seconds)
+        if clipPlaying { statistics.clipComposeTime.record(seconds) }
+    }
     /// Where ``ShowEvent/displayLost(reason:)`` and ``ShowEvent/displayBack`` go.
     private let emit: (ShowEvent) -> Void
 
@@ -176,7 +184,7 @@ final class FramePacer {
             try screen.present(at: now) { surface, contents in
                 let composing = drawClock()
                 compose(surface, &contents, shownAt)
-                statistics.composeTime.record(drawClock() - composing)
+                recordComposeTime(drawClock() - composing)
             }
             return true
         }

@@ -298,12 +298,14 @@ final class RunningShow {
         if let end = news.restAtLeast { schedule.restAtLeastUntil(end) }
         if news.released { schedule.restUntil(now + schedule.interval) }
         if news.frameChanged { pacer.frameNeeded = true }
-        if news.shown != 0 || news.dropped != 0 {
+        if news.shown != 0 || news.dropped != 0 || news.startLatency != nil {
             pacer.count {
                 $0.clipFramesShown += news.shown
                 $0.clipFramesDropped += news.dropped
+                if let latency = news.startLatency { $0.clipStart.record(latency) }
             }
         }
+        pacer.clipPlaying = strip.clip?.clock != nil
         for event in news.events { emit(event) }
     }
 
@@ -403,7 +405,7 @@ final class RunningShow {
                 try screen.presentLong(at: now, size: buffer.panelSize, window: window) { surface in
                     let drawing = drawClock()
                     buffer.draw(into: surface)
-                    pacer.count { $0.composeTime.record(drawClock() - drawing) }
+                    pacer.recordComposeTime(drawClock() - drawing)
                 }
             }
             // Refused for good (a test commit failed): composed from now on.

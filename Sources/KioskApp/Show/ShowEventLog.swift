@@ -66,6 +66,15 @@ extension ShowEvent {
                     + "composed \(microsecondsAsMilliseconds(stats.composedFramesCPU / Double(composed))), "
                     + "\(longBuffers) long buffer(s) drawn\(ahead) \(microsecondsAsMilliseconds(stats.longBuffersCPU / Double(max(1, longBuffers)))) each"
             }
+            if stats.clipFramesShown > 0 {
+                line += "; clips: \(stats.clipFramesShown) frame(s) shown, \(stats.clipFramesDropped) dropped"
+                if let median = stats.clipStart.percentile(0.5) {
+                    line += ", first frame \(milliseconds(median)) after the rest began (median; slowest \(exactMilliseconds(stats.clipStart.slowest)) over \(stats.clipStart.count) start(s))"
+                }
+                if let p99 = stats.clipComposeTime.percentile(0.99) {
+                    line += ", composed in \(microsecondsAsMilliseconds(p99)) at p99 over \(stats.clipComposeTime.count) frame(s)"
+                }
+            }
             let latency = stats.inputToPhoton
             if let median = latency.percentile(0.5), let p99 = latency.percentile(0.99) {
                 line += "; finger to screen: median \(milliseconds(median)), 99% within \(milliseconds(p99)), "

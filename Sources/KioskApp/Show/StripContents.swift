@@ -261,6 +261,8 @@ final class StripContents {
         var frameChanged = false
         /// Frames shown and let go unseen in this step.
         var shown = 0, dropped = 0
+        /// The clip's first frame went on screen this long after the strip came to rest on it.
+        var startLatency: Double?
     }
 
     /// Starts the clip in the centre's slot `slot` when `canPlay` (the
@@ -300,7 +302,8 @@ final class StripContents {
             clipPlaybacks += 1
             var playing = settings
             if movie != nil { playing.repeats = settings.motionPhotos == .loop ? .loop : .once }
-            clip = PlayingClip(path: wanted, movie: movie, slot: slot, playback: clipPlaybacks, settings: playing, fitted: recipe.slot, paused: paused)
+            clip = PlayingClip(
+                path: wanted, movie: movie, slot: slot, playback: clipPlaybacks, settings: playing, fitted: recipe.slot, paused: paused, at: now)
         }
         sendClipRequest()
         return changed
@@ -337,6 +340,7 @@ final class StripContents {
         if step.started {
             let words = playing.info.map { "\($0), software decoding" } ?? "software decoding"
             news.events.append(.clipStarted(file: playing.movie.path, words: words))
+            news.startLatency = max(0, refresh - playing.restedAt)
             if playing.isMotion { news.restAtLeast = playing.onePlayEndsAt } else { news.restUntil = playing.endsAt }
         }
         news.frameChanged = step.changed

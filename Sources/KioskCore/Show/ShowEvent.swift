@@ -30,6 +30,12 @@ public struct ShowStatistics: Equatable, Sendable {
     /// decoding fell behind (``ClipPlayback/dropped``).
     public var clipFramesShown = 0
     public var clipFramesDropped = 0
+    /// From the strip coming to rest on a clip (or a motion photo) to its
+    /// first frame's refresh, each start (`video_start_ms`).
+    public var clipStart = LatencyHistogram()
+    /// The composition time of the frames drawn while a clip played, in
+    /// 10 µs steps (`frame_time_p99_share_video`).
+    public var clipComposeTime = LatencyHistogram(step: 0.000_01, ceiling: 0.1)
     /// True when the strip is still (no slide in progress).
     public var atRest = true
     /// From each finger move's kernel timestamp to the flip of the first
