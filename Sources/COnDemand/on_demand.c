@@ -107,7 +107,9 @@
     F(spng_get_png_buffer) F(spng_set_chunk_limits) F(spng_set_ihdr) F(spng_set_image_limits) F(spng_set_option) \
     F(spng_set_plte) F(spng_set_png_buffer) F(spng_set_trns) F(spng_strerror)
 
-#define YUV_FUNCTIONS(F) F(ScalePlane) F(ScalePlane_16)
+#define YUV_FUNCTIONS(F) \
+    F(ScalePlane) F(ScalePlane_16) F(I420ToARGB) F(I422ToARGB) F(I444ToARGB) F(J420ToARGB) F(J422ToARGB) F(J444ToARGB) \
+    F(H420ToARGB) F(H422ToARGB) F(H444ToARGB) F(U420ToARGB) F(U422ToARGB) F(U444ToARGB)
 
 // FFmpeg, for video clips (CFFmpeg's shim.h calls only these too).
 #define AVUTIL_FUNCTIONS(F) \

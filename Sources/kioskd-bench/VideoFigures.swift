@@ -29,9 +29,10 @@ struct VideoFigures: ParsableCommand {
 
     @Option(help: "Where the clips are kept between runs.")
     var folder = ".build/bench-pictures"
-    @Option(help: "A folder of the bench's 24 Mpx photos: two of them stand beside the clip for video_start_ms.")
-    var photos: String?
     @Option var seconds = 60.0
+
+    /// A clip alone in the folder, playing on and on.
+    static let looping = "interval = 600\nvideo_repeat = \"loop\"\nvideo_max = \"10m\"\n"
 
     /// kioskd's decoder threads (``ClipStreams``): the cores, at most 4.
     var threads: Int { max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
@@ -45,7 +46,7 @@ struct VideoFigures: ParsableCommand {
              "-tag:v", "hvc1", "-x265-params", "log-level=error"])
 
         let alone = try show(named: "video-1080p", of: [clip])
-        let played = try runKioskd(on: alone, config: "video_repeat = \"loop\"\nvideo_max = \"10m\"\n", seconds: seconds)
+        let played = try runKioskd(on: alone, config: Self.looping, seconds: seconds)
         let clips = try played.clipLine()
         print("video_dropped_frames_1080p30 \(clips.dropped) (of \(clips.shown + clips.dropped) frames of a 1080p30 H.264 clip in \(format(seconds)) s, software decoding on \(threads) threads, 1920x1080 screen)")
         print("video_peak_rss_mb \(format(Double(played.peakKiB) / 1024)) MB (kioskd itself playing it; target: peak_rss_mb + 40)")
@@ -57,7 +58,7 @@ struct VideoFigures: ParsableCommand {
         print("video_frame_ratio_vs_ffmpeg \(format(kioskdPerFrame / reference.perFrame)) (kioskd \(format(kioskdPerFrame * 1000)) ms of CPU per frame shown, "
             + "decode, convert and compose; ffmpeg -threads \(threads) -f null \(format(reference.perFrame * 1000)) ms per frame over \(reference.frames))")
 
-        let fourK = try runKioskd(on: try show(named: "video-2160p-hevc10", of: [clip4K]), config: "video_repeat = \"loop\"\nvideo_max = \"10m\"\n", seconds: 20)
+        let fourK = try runKioskd(on: try show(named: "video-2160p-hevc10", of: [clip4K]), config: Self.looping, seconds: 20)
         // The decoder's frames at 4K, 10 bits stored in 16: 3840x2160 luma and half as much chroma, 2 bytes each.
         let frameMB = Double(3840 * 2160 * 3) / 1_048_576
         let references = 6 + threads
@@ -65,7 +66,7 @@ struct VideoFigures: ParsableCommand {
             + "\(references) (HEVC's largest picture buffer at 4K, 6, and one per decoder thread) x \(format(frameMB)) MB = \(format(Double(references) * frameMB)) MB; "
             + "target: peak_rss_mb + 40 + that)")
 
-        guard let photos else { return }
+        let photos = try generatePhotos(count: 2, in: folder)
         let between = try show(named: "video-start", of: [clip, photos + "/photo-0000.jpg", photos + "/photo-0001.jpg"])
         let starts = try runKioskd(on: between, config: "interval = 2\nvideo_max = \"3s\"\n", seconds: 40).clipLine()
         guard let median = starts.startMedian else { throw ValidationError("no clip started in 40 s") }
@@ -151,7 +152,7 @@ struct VideoFigures: ParsableCommand {
         let configFile = show + ".toml", logFile = show + ".log"
         try writeWholeFile(configFile, bytes: Array(config.utf8))
         guard let pid = spawnQuietly(
-            kioskd, ["kioskd", "show", "--display", "headless", "--images", show, "--config", configFile, "--interval", "600",
+            kioskd, ["kioskd", "show", "--display", "headless", "--images", show, "--config", configFile,
                      "--socket", "none", "--state-dir", "none", "--index", "0"],
             silencing: 2, into: logFile)
         else { throw ExitCode(127) }

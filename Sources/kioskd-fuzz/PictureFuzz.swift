@@ -43,11 +43,13 @@ func decodeWith(_ codec: any PictureCodec.Type) -> (UnsafeRawBufferPointer) -> V
 /// entry points (``decodeWith(_:)``), then played as the show plays a clip
 /// (``ClipPlayer``, from a file, looping): at most 40 frames, every third
 /// call passing over frames already late. A broken clip must be an error
-/// naming it; frame times must only grow.
+/// naming it; frame times must only grow. Its Live Photo identifier is read
+/// too, as the folder's thread reads a `.mov`'s (``ClipCodec/contentIdentifier(ofMovie:)``).
 func playClip(_ bytes: UnsafeRawBufferPointer) {
     decodeWith(ClipCodec.self)(bytes)
     let path = clipFile
     guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return }
+    if let identifier = ClipCodec.contentIdentifier(ofMovie: path) { check(!identifier.isEmpty, "an empty identifier") }
     let options = DecodeOptions(background: .black)
     do {
         let player = try ClipPlayer(path: path, fittedTo: PixelSize(width: 48, height: 32), options: options, loops: true, threads: 1)

@@ -27,7 +27,7 @@ struct Snapshot: ParsableCommand {
     var position: Double?
 
     @Option(help: ArgumentHelp(
-        "The frame animated GIFs at least half on screen show: 0 is the first (what a still shows), counted across plays as the show counts them.",
+        "The frame animated GIFs at least half on screen show, and a video clip or motion photo resting in the centre: 0 is the first (what a still shows), counted across plays as the show counts them.",
         valueName: "n"))
     var frame: Int = 0
 

@@ -283,6 +283,20 @@ import Testing
     }
 }
 
+/// Grey patches 16 pixels square side by side, patch i carrying `signals[i]`
+/// (0...1), as a 16-bit PNG: what an HDR encoder is given.
+func greyPatchesPNG(_ signals: [Double]) throws -> [UInt8] {
+    let size = PixelSize(width: 16 * signals.count, height: 16)
+    var samples = [UInt8]()
+    for _ in 0..<size.height {
+        for x in 0..<size.width {
+            let value = UInt16((signals[x / 16] * 65535).rounded())
+            for _ in 0..<3 { samples += withUnsafeBytes(of: value) { Array($0) } }   // host order, as PNGCodec takes them
+        }
+    }
+    return try PNGCodec.encode(samples: samples, size: size, colourType: .truecolour, bitDepth: 16)
+}
+
 /// 10-bit HDR AVIFs (PQ and HLG, BT.2020), as phones now write them:
 /// brought to the 8-bit screen through ``HDRToneMapping``, neither clipped
 /// to white nor washed out.
@@ -291,15 +305,7 @@ import Testing
 
     /// Eight grey patches 16 pixels wide, each carrying `signals[i]` (0...1) in a 16-bit PNG, encoded with `cicp`.
     func patches(_ signals: [Double], cicp: String, in folder: ScratchFolder) throws -> String {
-        let size = PixelSize(width: 16 * signals.count, height: 16)
-        var samples = [UInt8]()
-        for _ in 0..<size.height {
-            for x in 0..<size.width {
-                let value = UInt16((signals[x / 16] * 65535).rounded())
-                for _ in 0..<3 { samples += withUnsafeBytes(of: value) { Array($0) } }   // host order, as PNGCodec takes them
-            }
-        }
-        let source = try folder.write("hdr.png", PNGCodec.encode(samples: samples, size: size, colourType: .truecolour, bitDepth: 16))
+        let source = try folder.write("hdr.png", greyPatchesPNG(signals))
         let path = folder.path + "/hdr.avif"
         try runTool("avifenc", ["-s", "10", "-d", "10", "-y", "444", "--min", "0", "--max", "0", "--cicp", cicp, "-r", "full", source, path])
         return path

@@ -243,3 +243,28 @@ import Testing
         #expect(refusal(noise)?.hasPrefix("\(noise): cannot decode: ") == true, "\(refusal(noise) ?? "shown")")
     }
 }
+
+/// An iPhone's HDR clip: 10-bit HEVC in BT.2020 with HLG, brought to the
+/// 8-bit screen by the same ``HDRToneMapping`` as an HLG photo (the levels
+/// ``HDRAVIFTests`` expect of one), and named HLG in its log words.
+@Suite struct HDRClipTests {
+    @Test func anHLGClipIsToneMappedAsAnHLGPhotoIs() throws {
+        let folder = try ScratchFolder()
+        let signals = [0, 0.25, 0.5, 0.75, 0.85, 0.92, 1.0]
+        let size = PixelSize(width: 16 * signals.count, height: 16)
+        _ = try folder.write("hlg.png", greyPatchesPNG(signals))
+        let clip = folder.path + "/IMG_0001.MOV"
+        try runTool("ffmpeg", [
+            "-loglevel", "error", "-i", folder.path + "/hlg.png", "-vf", "scale=out_range=full", "-c:v", "libx265", "-pix_fmt", "yuv444p10le",
+            "-x265-params", "lossless=1:log-level=error", "-color_range", "pc", "-color_trc", "arib-std-b67", "-color_primaries", "bt2020",
+            "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-f", "mov", clip,
+        ])
+        let decoded = try PictureLoader(background: .black).loadPicture(clip, fittedTo: size)
+        #expect(decoded.info.clip?.highDynamicRange == "HLG" && decoded.info.clip?.depth == 10, "\(String(describing: decoded.info.clip))")
+        #expect(decoded.info.clip?.description.hasPrefix("HEVC \(size) 10-bit HLG") == true)
+        let shown = (0..<signals.count).map { Int(decoded.picture[16 * $0 + 8, 8] >> 8 & 0xFF) }
+        #expect(shown[0] <= 2 && shown[6] >= 253, "\(shown)")
+        #expect((184...198).contains(shown[3]), "HLG's reference white (75%) at three quarters: \(shown)")
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 < $1 }, "\(shown)")
+    }
+}

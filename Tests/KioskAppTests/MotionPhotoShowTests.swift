@@ -124,6 +124,37 @@ import TestSupport
     }
 }
 
+/// `kioskd snapshot --frame N` with a clip or a motion photo resting in
+/// the centre: the frame the show puts there N frames after it started;
+/// past its end a clip keeps its last frame and a motion photo played
+/// once shows its still again; a loop counts across plays.
+@Suite struct ClipSnapshotTests {
+    func frame(_ folder: PictureFolder, _ n: Int, configure: (inout KioskSettings) -> Void = { _ in }) throws -> UInt32 {
+        var snapshot = job(folder, at: 1, configure: configure)
+        snapshot.frame = n
+        return try snapshot.run().frame[960, 540]
+    }
+
+    @Test func aClipsFrameN() throws {
+        let folder = try PictureFolder([("a.png", flatPNG(yellow)), ("b.mp4", ClipShowTests.clip(frames: 10)), ("c.png", flatPNG(blue))])
+        for n in [0, 3, 7, 9] { #expect(ClipShowTests.frameColour(try frame(folder, n)) == n % 8, "frame \(n)") }
+        #expect(ClipShowTests.frameColour(try frame(folder, 25)) == 9 % 8, "past the end, the last frame")
+        #expect(ClipShowTests.frameColour(try frame(folder, 25) { $0.clips.repeats = .loop }) == 25 % 10 % 8, "a loop counts across plays")
+    }
+
+    @Test func aMotionPhotosFrameNAndItsStillAfter() throws {
+        let still = try JPEGCodec.encode(RasterImage(size: PixelSize(width: 160, height: 90), filledWith: RGBColor(xrgb: MotionPhotoShowTests.stillColour)))
+        let movie = try ClipShowTests.clip(frames: 10)
+        let photo = MotionPhotoBytes.withXMP(still, MotionPhotoBytes.googleXMP(videoLength: movie.count)) + movie
+        let folder = try PictureFolder([("a.png", flatPNG(yellow)), ("b.jpg", photo), ("c.png", flatPNG(blue))])
+        #expect(MotionPhotoShowTests.isStill(try frame(folder, 0)), "frame 0 is what a still shows")
+        #expect(ClipShowTests.frameColour(try frame(folder, 4)) == 4)
+        #expect(MotionPhotoShowTests.isStill(try frame(folder, 12)), "played once, the still again")
+        #expect(ClipShowTests.frameColour(try frame(folder, 12) { $0.clips.motionPhotos = .loop }) == 2)
+        #expect(MotionPhotoShowTests.isStill(try frame(folder, 4) { $0.clips.motionPhotos = .off }))
+    }
+}
+
 /// Live Photos in the watched folder: a MOV copied in after its still
 /// pairs with it (the still is sent again, carrying its movie, and the MOV
 /// never joins the playlist); when the still is deleted, the MOV is a clip

@@ -69,13 +69,25 @@ final class ClipFrame {
 
     /// The frame turned upright by `orientation` (to `upright`, its size
     /// as shown) and fitted into `slot`: a poster, or a frame as it plays.
+    ///
+    /// A frame no smaller than the slot is reduced plane by plane (libyuv's
+    /// box filter) and converted by libyuv's SIMD code when its format
+    /// allows (``YCbCrPicture/convertedBySIMD()``): a clip's frames come 30
+    /// a second. Anything else takes the photos' exact path.
     func fitted(
         upright: PixelSize, into slot: PixelSize, turning orientation: ImageOrientation, background: RGBColor
     ) throws(ImageFileError) -> RasterImage {
-        let stored = storedSize
-        return try planes().resampled(
-            cropping: PixelRect(x: 0, y: 0, width: stored.width, height: stored.height), to: aspectFitSize(of: upright, in: slot),
-            turning: orientation, background: background)
+        let stored = storedSize, fit = aspectFitSize(of: upright, in: slot)
+        let whole = PixelRect(x: 0, y: 0, width: stored.width, height: stored.height)
+        let planes = try planes()
+        let storedFit = orientation.uprightSize(of: fit)
+        if storedFit.width <= stored.width && storedFit.height <= stored.height {
+            let reduced = storedFit == stored ? planes : planes.reduced(cropping: whole, to: storedFit)
+            if let converted = reduced.convertedBySIMD() {
+                return orientation == .upright ? converted : resample(converted, to: fit, turning: orientation)
+            }
+        }
+        return planes.resampled(cropping: whole, to: fit, turning: orientation, background: background)
     }
 
     /// The CICP matrix: the clip's own, or, when it says none, BT.709 for

@@ -14,7 +14,8 @@ public struct SnapshotJob: Sendable {
     public var position: Double
     /// The frame animated pictures show, counted across plays as the show
     /// counts them (0, the first, is what a still shows): for the pictures
-    /// that play at `position`, those at least half on screen.
+    /// that play at `position`, those at least half on screen; for a video
+    /// clip or a motion photo, the one resting in the centre (where the show plays them).
     public var frame: Int
     /// When set, the strip rests on the slot that shows this playlist item
     /// (any integer; it wraps): ``position`` itself with one file per slot,
@@ -82,6 +83,14 @@ public struct SnapshotJob: Sendable {
                 }
             }
         }
+        if frame > 0, position == position.rounded(), let unit = pictures.index.item(forSlot: Int(position)),
+           let movie = pictures.movie(of: pictures.key(unit), motionPhotos: settings.clips.motionPhotos), let file = pictures.key(unit).file {
+            do {
+                if let shown = try clipFrame(movie, assembly: assembly) { frames[file] = shown }
+            } catch {
+                log.append("\(error): showing its first frame")
+            }
+        }
         let zoomed = zoom > 1 ? zoomedView(pictures, assembly: assembly, at: position, log: &log) : nil
         let texts = words(on: pictures, layout: layout, at: position)
         log += texts.notes
@@ -96,6 +105,23 @@ public struct SnapshotJob: Sendable {
             }
         }
         return Result(frame: image, log: log, playlist: pictures.playlist.files, position: position)
+    }
+
+    /// Frame ``frame`` of the clip (or motion photo's movie) resting in the
+    /// centre, as the show plays it: counted across plays when it loops;
+    /// past its end a clip keeps its last frame and a motion photo played
+    /// `once` shows its still again (nil).
+    private func clipFrame(_ movie: (source: ClipSource, isMotion: Bool), assembly: ShowAssembly) throws(ImageFileError) -> RasterImage? {
+        let repeats = movie.isMotion ? (settings.clips.motionPhotos == .loop ? ClipPlayback.Repeat.loop : .once) : settings.clips.repeats
+        let player = try ClipPlayer(
+            path: movie.source.path, range: movie.source.range, fittedTo: assembly.recipe.slot, options: assembly.recipe.loader.options,
+            loops: repeats == .loop, threads: 1)
+        var shown: RasterImage?
+        while player.frames <= frame {
+            guard case .frame(let next) = try player.next() else { return movie.isMotion ? nil : shown }
+            shown = next.picture
+        }
+        return shown
     }
 
     /// The captions of the pictures on screen, the clock at ``time`` and the

@@ -63,6 +63,18 @@ struct DecodedPictures {
     var hasAnimations: Bool { !animations.isEmpty }
     /// What is known of the cached picture `key` (its original size, its date), when known.
     func info(of key: PictureKey) -> PictureInfo? { infos[key] }
+
+    /// What plays in `key`'s slot once the strip rests on it: a clip
+    /// itself, or a motion photo's movie (in its still, or a Live Photo's
+    /// MOV beside it) unless `motion_photos` is off; nil for a still, or
+    /// before the picture is decoded.
+    func movie(of key: PictureKey, motionPhotos: MotionPhotoPlay) -> (source: ClipSource, isMotion: Bool)? {
+        guard let file = key.file, let info = info(of: key) else { return nil }
+        if info.clip != nil { return (ClipSource(path: file), false) }
+        guard motionPhotos != .off else { return nil }
+        if let range = info.motion { return (ClipSource(path: file, range: range), true) }
+        return playlist.companion(of: file).map { (ClipSource(path: $0), true) }
+    }
     /// The schedule of the cached picture `key`, if it is animated.
     func animation(of key: PictureKey) -> FrameSchedule? { animations[key] }
 

@@ -280,13 +280,9 @@ final class StripContents {
         var wanted: String?, movie: ClipSource?
         if canPlay, let unit = decoded.index.item(forSlot: slot) {
             let key = decoded.key(unit)
-            if let file = key.file, let info = decoded.info(of: key) {
-                if info.clip != nil {
-                    wanted = file
-                } else if settings.motionPhotos != .off {
-                    movie = info.motion.map { ClipSource(path: file, range: $0) } ?? decoded.playlist.companion(of: file).map { ClipSource(path: $0) }
-                    if movie != nil { wanted = file }
-                }
+            if let found = decoded.movie(of: key, motionPhotos: settings.motionPhotos) {
+                wanted = key.file
+                if found.isMotion { movie = found.source }
             }
         }
         var changed = false
@@ -315,6 +311,8 @@ final class StripContents {
     /// Takes the clip decoder's outcomes for the clip playing.
     func takeClipFrames() -> ClipNews {
         var news = ClipNews()
+        // Frames the worker passed over, late, count as dropped here, as they arrive.
+        let before = clip.map { (playback: $0.playback, dropped: $0.dropped) }
         for outcome in decoder.clips.takeFinished() {
             guard clip?.playback == outcome.playback else { continue }
             if let error = clip?.take(outcome) {
@@ -326,6 +324,7 @@ final class StripContents {
                 if playing.isMotion { news.restAtLeast = end } else { news.restUntil = end }
             }
         }
+        if let before, let playing = clip, playing.playback == before.playback { news.dropped = max(0, playing.dropped - before.dropped) }
         sendClipRequest()
         return news
     }
