@@ -49,7 +49,8 @@ struct VideoFigures: ParsableCommand {
         let played = try runKioskd(on: alone, config: Self.looping, seconds: seconds)
         let clips = try played.clipLine()
         print("video_dropped_frames_1080p30 \(clips.dropped) (of \(clips.shown + clips.dropped) frames of a 1080p30 H.264 clip in \(format(seconds)) s, software decoding on \(threads) threads, 1920x1080 screen)")
-        print("video_peak_rss_mb \(format(Double(played.peakKiB) / 1024)) MB (kioskd itself playing it; target: peak_rss_mb + 40)")
+        print("video_peak_rss_mb \(format(Double(played.peakKiB) / 1024)) MB (kioskd itself playing it; at the end \(format(Double(played.anonymousKiB) / 1024)) MB "
+            + "anonymous, \(format(Double(played.filesKiB) / 1024)) MB of mapped files; target: peak_rss_mb + 40)")
         if let p99 = clips.composeP99 {
             print("frame_time_p99_share_video \(format(p99 / (1.0 / 60))) of a refresh (\(format(p99 * 1000)) ms at p99 over \(clips.composed) frames composed while the clip played)")
         }
@@ -62,7 +63,7 @@ struct VideoFigures: ParsableCommand {
         // The decoder's frames at 4K, 10 bits stored in 16: 3840x2160 luma and half as much chroma, 2 bytes each.
         let frameMB = Double(3840 * 2160 * 3) / 1_048_576
         let references = 6 + threads
-        print("video_4k_peak_rss_mb \(format(Double(fourK.peakKiB) / 1024)) MB (a 4K 10-bit HEVC clip; its decoder's reference frames: up to "
+        print("video_4k_peak_rss_mb \(format(Double(fourK.peakKiB) / 1024)) MB (a 4K 10-bit HEVC clip, \(try fourK.clipLine().dropped) frames dropped; its decoder's reference frames: up to "
             + "\(references) (HEVC's largest picture buffer at 4K, 6, and one per decoder thread) x \(format(frameMB)) MB = \(format(Double(references) * frameMB)) MB; "
             + "target: peak_rss_mb + 40 + that)")
 
@@ -106,6 +107,8 @@ struct VideoFigures: ParsableCommand {
     /// What a run of kioskd left: its peak resident set, its CPU time, and its log.
     struct Run {
         var peakKiB: Int
+        /// Resident at the end: anonymous memory, and mapped files (code: FFmpeg's libraries and the codecs').
+        var anonymousKiB = 0, filesKiB = 0
         var cpuSeconds: Double
         var log: String
 
@@ -157,14 +160,20 @@ struct VideoFigures: ParsableCommand {
             silencing: 2, into: logFile)
         else { throw ExitCode(127) }
         usleep(UInt32(seconds * 1_000_000))
-        let peak = procFile("/proc/\(pid)/status").split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-            .flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first }.flatMap { Int($0) }
+        let status = procFile("/proc/\(pid)/status")
+        func field(_ name: String) -> Int? {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+                .flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first }.flatMap { Int($0) }
+        }
+        let peak = field("VmHWM")
         let ticks = cpuTicks(of: pid)
         kill(pid, SIGTERM)
-        let status = waitForExit(pid)
+        let exit = waitForExit(pid)
         let log = procFile(logFile)
-        guard status == 0, let peak else { throw ValidationError("kioskd ended with status \(status):\n\(log)") }
-        return Run(peakKiB: peak, cpuSeconds: Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))), log: log)
+        guard exit == 0, let peak else { throw ValidationError("kioskd ended with status \(exit):\n\(log)") }
+        return Run(
+            peakKiB: peak, anonymousKiB: field("RssAnon") ?? 0, filesKiB: field("RssFile") ?? 0,
+            cpuSeconds: Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))), log: log)
     }
 
     /// `ffmpeg -threads N -i clip -f null -`: its CPU time (user + system) per frame decoded (the clip has `frames`).

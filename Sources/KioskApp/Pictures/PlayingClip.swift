@@ -14,8 +14,9 @@ import KioskRendering
 /// (``ClipRequest/skipBefore``); both count as dropped. The frames in
 /// flight are a fixed few (``framesAhead``): the worker decodes only as far
 /// ahead as ``request(options:)`` asks, each frame the size of the slot,
-/// so a 4K clip costs its decoder's reference frames and no more than four
-/// slot-sized pictures after it.
+/// so a 4K clip costs its decoder's reference frames and no more than
+/// four slot-sized pictures after it: two ahead, the one on screen, and
+/// the one before it, which the screen's other buffer still holds.
 struct PlayingClip {
     /// The file its slot shows: the clip, or the motion photo's still.
     let path: String
@@ -55,8 +56,10 @@ struct PlayingClip {
     /// The refresh the last frame was chosen for.
     private var lastRefresh = -Double.infinity
 
-    /// Frames decoded ahead of the one on screen.
-    static let framesAhead = 3
+    /// Frames decoded ahead of the one on screen: two, 67 ms of a 30 fps
+    /// clip (three cost 6 MB more at 1080p and dropped no fewer frames in
+    /// `make bench`'s minute of 1080p30, `video_peak_rss_mb`).
+    static let framesAhead = 2
     /// How finely the worker is told where the clip's clock is (seconds): a request every so often, not every refresh.
     static let playheadStep = 0.05
 

@@ -337,7 +337,9 @@ final class StripContents {
         let step = playing.advance(refresh: refresh, period: period)
         clip = playing
         if step.started {
-            let words = playing.info.map { "\($0), software decoding" } ?? "software decoding"
+            // Why not in hardware, said each time: an operator reading one line needs no other.
+            let path = "software decoding (hardware decoding, VAAPI or V4L2, is not built into this kioskd)"
+            let words = playing.info.map { "\($0), \(path)" } ?? path
             news.events.append(.clipStarted(file: playing.movie.path, words: words))
             news.startLatency = max(0, refresh - playing.restedAt)
             if playing.isMotion { news.restAtLeast = playing.onePlayEndsAt } else { news.restUntil = playing.endsAt }
