@@ -254,8 +254,9 @@ import Testing
         let size = PixelSize(width: 16 * signals.count, height: 16)
         _ = try folder.write("hlg.png", greyPatchesPNG(signals))
         let clip = folder.path + "/IMG_0001.MOV"
+        // The frames are tagged as well as the encoder: FFmpeg 7's command line takes the colour from the frames.
         try runTool("ffmpeg", [
-            "-loglevel", "error", "-i", folder.path + "/hlg.png", "-vf", "scale=out_range=full", "-c:v", "libx265", "-pix_fmt", "yuv444p10le",
+            "-loglevel", "error", "-i", folder.path + "/hlg.png", "-vf", "scale=out_range=full,setparams=range=pc:color_primaries=bt2020:color_trc=arib-std-b67:colorspace=bt2020nc", "-c:v", "libx265", "-pix_fmt", "yuv444p10le",
             "-x265-params", "lossless=1:log-level=error", "-color_range", "pc", "-color_trc", "arib-std-b67", "-color_primaries", "bt2020",
             "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-f", "mov", clip,
         ])
