@@ -112,7 +112,7 @@ public struct SnapshotJob: Sendable {
     /// past its end a clip keeps its last frame and a motion photo played
     /// `once` shows its still again (nil).
     private func clipFrame(_ movie: (source: ClipSource, isMotion: Bool), assembly: ShowAssembly) throws(ImageFileError) -> RasterImage? {
-        let repeats = movie.isMotion ? (settings.clips.motionPhotos == .loop ? ClipPlayback.Repeat.loop : .once) : settings.clips.repeats
+        let repeats = movie.isMotion ? settings.clips.motionPhotos.repeats : settings.clips.repeats
         let player = try ClipPlayer(
             path: movie.source.path, range: movie.source.range, fittedTo: assembly.recipe.slot, options: assembly.recipe.loader.options,
             loops: repeats == .loop, threads: 1)

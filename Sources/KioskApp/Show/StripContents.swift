@@ -297,7 +297,7 @@ final class StripContents {
         if clip == nil, let wanted {
             clipPlaybacks += 1
             var playing = settings
-            if movie != nil { playing.repeats = settings.motionPhotos == .loop ? .loop : .once }
+            if movie != nil { playing.repeats = settings.motionPhotos.repeats }
             clip = PlayingClip(
                 path: wanted, movie: movie, slot: slot, playback: clipPlaybacks, settings: playing, fitted: recipe.slot, paused: paused, at: now)
         }

@@ -112,6 +112,9 @@ public enum MotionPhotoPlay: String, Hashable, Sendable, CaseIterable {
     case loop
     /// Only the still shows (a Live Photo's MOV is still not shown as a clip of its own).
     case off
+
+    /// How the movie plays when it does: once, or looped while the photo rests.
+    public var repeats: ClipPlayback.Repeat { self == .loop ? .loop : .once }
 }
 
 /// The order pictures play in (`order`).
