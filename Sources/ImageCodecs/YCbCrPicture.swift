@@ -74,9 +74,9 @@ struct YCbCrPicture {
     }
 
     /// The part `rect` with each plane scaled to its share of `size` by
-    /// libyuv's box filter, into planes of its own.
-    func reduced(cropping rect: PixelRect, to size: PixelSize) -> YCbCrPicture {
-        let storage = PlaneStorage()
+    /// libyuv's box filter, into planes of its own in `storage` (a clip's
+    /// frames use one storage again and again, ``PlaneStorage/reuse()``).
+    func reduced(cropping rect: PixelRect, to size: PixelSize, in storage: PlaneStorage = PlaneStorage()) -> YCbCrPicture {
         func scaled(_ plane: Plane, shift: (x: Int, y: Int), sampleDepth: Int) -> Plane {
             let bytes = sampleDepth > 8 ? 2 : 1
             let x0 = rect.x >> shift.x, y0 = rect.y >> shift.y
@@ -109,14 +109,32 @@ struct YCbCrPicture {
     }
 
     /// Planes of a reduced picture, freed with it.
+    ///
+    /// A clip reduces 30 frames a second to one size: after ``reuse()``
+    /// the same buffers are lent again, in the same order, so a frame costs
+    /// no new memory (each new buffer of a megabyte or more is a fresh
+    /// `mmap` whose pages the kernel must fault in and clear:
+    /// ``keepPictureBuffersOutOfTheHeap()``).
     final class PlaneStorage {
-        private var buffers: [UnsafeMutableRawPointer] = []
+        private var buffers: [(base: UnsafeMutableRawPointer, bytes: Int)] = []
+        private var lent = 0
+
+        /// The planes made before are no one's now: their buffers are lent again.
+        func reuse() { lent = 0 }
+
         func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: 16)
-            buffers.append(buffer)
-            return buffer
+            defer { lent += 1 }
+            let bytes = max(bytes, 1)
+            if lent < buffers.count {
+                if buffers[lent].bytes >= bytes { return buffers[lent].base }
+                buffers[lent].base.deallocate()
+                buffers[lent] = (UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16), bytes)
+                return buffers[lent].base
+            }
+            buffers.append((UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16), bytes))
+            return buffers[lent].base
         }
-        deinit { buffers.forEach { $0.deallocate() } }
+        deinit { buffers.forEach { $0.base.deallocate() } }
     }
 
     /// The whole picture at its own size, as XRGB (tests, and pictures the size of their slot).
@@ -427,13 +445,45 @@ extension YCbCrPicture {
     /// (``RowConverter``, which photos keep) costs about ten times as much;
     /// libyuv's fixed point is within a level or two of it. Nil for
     /// anything else.
-    func convertedBySIMD() -> RasterImage? {
-        guard depth == 8, alpha == nil, let chroma, HDRToneMapping.Transfer(cicp: colour.transfer) == nil else { return nil }
-        typealias Conversion = @convention(c) (
-            UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32
-        ) -> Int32
+    ///
+    /// `reusing`: an array to write the pixels into when it is the right
+    /// size (a clip's frame let go); unless the caller holds the only
+    /// reference to it, Swift copies it first, and nothing else changes.
+    func convertedBySIMD(reusing reused: consuming [UInt32] = []) -> RasterImage? {
+        guard let conversion = simdConversion, let chroma else { return nil }
+        var converted: Int32 = -1
+        func convert(into pixels: UnsafeMutableBufferPointer<UInt32>) {
+            converted = conversion(
+                luma.base.assumingMemoryBound(to: UInt8.self), Int32(luma.rowBytes),
+                chroma.cb.base.assumingMemoryBound(to: UInt8.self), Int32(chroma.cb.rowBytes),
+                chroma.cr.base.assumingMemoryBound(to: UInt8.self), Int32(chroma.cr.rowBytes),
+                UnsafeMutableRawPointer(pixels.baseAddress!).assumingMemoryBound(to: UInt8.self), Int32(size.width * 4),
+                Int32(size.width), Int32(size.height))
+            // libyuv writes an opaque alpha; XRGB's top byte is 0.
+            for i in 0..<size.pixelCount { pixels[i] &= 0x00FF_FFFF }
+        }
+        var pixels = consume reused
+        if size.pixelCount > 0 && pixels.count == size.pixelCount {
+            pixels.withUnsafeMutableBufferPointer { convert(into: $0) }
+        } else {
+            pixels = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { pixels, initialized in
+                convert(into: pixels)
+                initialized = size.pixelCount
+            }
+        }
+        return converted == 0 ? RasterImage(size: size, pixels: pixels) : nil
+    }
+
+    typealias SIMDConversion = @convention(c) (
+        UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafePointer<UInt8>?, Int32, UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32
+    ) -> Int32
+
+    /// libyuv's conversion for the picture's sampling, matrix and range;
+    /// nil when ``convertedBySIMD(reusing:)`` cannot convert it.
+    var simdConversion: SIMDConversion? {
+        guard depth == 8, alpha == nil, chroma != nil, HDRToneMapping.Transfer(cicp: colour.transfer) == nil else { return nil }
         // The conversions for 4:2:0, 4:2:2 and 4:4:4 of one matrix and range.
-        let family: [Conversion]? = switch (colour.matrix, colour.fullRange) {
+        let family: [SIMDConversion]? = switch (colour.matrix, colour.fullRange) {
         case (5, false), (6, false): [I420ToARGB, I422ToARGB, I444ToARGB]
         case (5, true), (6, true): [J420ToARGB, J422ToARGB, J444ToARGB]
         case (1, false): [H420ToARGB, H422ToARGB, H444ToARGB]
@@ -447,18 +497,6 @@ extension YCbCrPicture {
         default: nil
         }
         guard let family, let layout else { return nil }
-        var converted: Int32 = -1
-        let pixels = [UInt32](unsafeUninitializedCapacity: size.pixelCount) { pixels, initialized in
-            converted = family[layout](
-                luma.base.assumingMemoryBound(to: UInt8.self), Int32(luma.rowBytes),
-                chroma.cb.base.assumingMemoryBound(to: UInt8.self), Int32(chroma.cb.rowBytes),
-                chroma.cr.base.assumingMemoryBound(to: UInt8.self), Int32(chroma.cr.rowBytes),
-                UnsafeMutableRawPointer(pixels.baseAddress!).assumingMemoryBound(to: UInt8.self), Int32(size.width * 4),
-                Int32(size.width), Int32(size.height))
-            // libyuv writes an opaque alpha; XRGB's top byte is 0.
-            for i in 0..<size.pixelCount { pixels[i] &= 0x00FF_FFFF }
-            initialized = size.pixelCount
-        }
-        return converted == 0 ? RasterImage(size: size, pixels: pixels) : nil
+        return family[layout]
     }
 }

@@ -179,6 +179,44 @@ import Testing
         #expect(pictures[10] == pictures[0] && pictures[12] == pictures[2], "the second play's frames are the first's")
     }
 
+    /// A playing clip's frames are made in the memory of frames the show
+    /// has let go (``ClipFrameMemory``: no fresh mapping for the kernel to
+    /// fault in and clear every frame), and a frame the show still holds is
+    /// never written over, however many come after it.
+    @Test func framesAreMadeInTheMemoryOfFramesLetGoAndNeverOverAFrameHeld() throws {
+        let folder = try ScratchFolder()
+        let slot = PixelSize(width: 80, height: 60)
+        let path = try Self.clip(["-c:v", "libx264", "-pix_fmt", "yuv420p", "-qp", "0"], size: PixelSize(width: 160, height: 120), frames: 12, name: "twelve.mp4", in: folder)
+        let options = DecodeOptions(background: .black)
+        func pixels(_ picture: RasterImage) -> UnsafeRawPointer? { picture.pixels.withUnsafeBytes { $0.baseAddress } }
+
+        // A show that lets each frame go once the next comes: after the
+        // first few, each frame is written where one of them was, in turn.
+        let letGo = try ClipPlayer(path: path, fittedTo: slot, options: options, loops: false, threads: 1)
+        var places: [UnsafeRawPointer?] = []
+        var last: RasterImage?
+        while case .frame(let frame) = try letGo.next() {
+            last = nil
+            places.append(pixels(frame.picture))
+            last = frame.picture
+        }
+        let kept = 4
+        #expect(places.count == 12)
+        #expect(Set(places.prefix(kept)).count == kept, "the first frames each have memory of their own")
+        #expect(places.indices.dropFirst(kept).allSatisfy { places[$0] == places[$0 - kept] }, "a frame let go is written over by a later one: \(places)")
+
+        // A show that holds every frame: each stays as it came, every one of them different.
+        let held = try ClipPlayer(path: path, fittedTo: slot, options: options, loops: false, threads: 1)
+        var frames: [(picture: RasterImage, asItCame: [UInt32])] = []
+        while case .frame(let frame) = try held.next() { frames.append((frame.picture, frame.picture.pixels.map { $0 })) }
+        #expect(frames.count == 12)
+        #expect(frames.allSatisfy { $0.picture.pixels == $0.asItCame }, "a frame held was written over")
+        #expect(Set(frames.map(\.asItCame)).count == 12)
+        // Made over another frame or in memory of its own, a frame is the same.
+        #expect(last == frames[11].picture)
+        #expect(channelDifferences(frames[0].picture, try loader.load(path, fittedTo: slot)).mean == 0, "the first frame is the poster")
+    }
+
     /// Timestamps all zero (a stream copied with its times wiped): the
     /// frames still move on, a nominal frame apart.
     @Test func aClipWhoseTimestampsAreAllZeroStillMovesOn() throws {

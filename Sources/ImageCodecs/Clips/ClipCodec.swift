@@ -156,6 +156,8 @@ public final class ClipPlayer {
     private let stream: ClipStream
     private let options: DecodeOptions
     private let loops: Bool
+    /// Where its frames are made, one after another.
+    private let memory = ClipFrameMemory()
     /// The first frame's own timestamp: clip times count from it.
     private var origin: Double?
     /// The last frame's time on the clip's clock, and where the plays before this one end.
@@ -231,7 +233,7 @@ public final class ClipPlayer {
                 skipped += 1
                 continue
             }
-            let picture = try frame.fitted(upright: info.size, into: slot, turning: stream.orientation, background: options.background)
+            let picture = try frame.fitted(upright: info.size, into: slot, turning: stream.orientation, background: options.background, memory: memory)
             return .frame(Frame(number: frames - 1, time: time, picture: picture, skipped: skipped))
         }
     }

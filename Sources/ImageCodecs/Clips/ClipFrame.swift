@@ -72,19 +72,31 @@ final class ClipFrame {
     ///
     /// A frame no smaller than the slot is reduced plane by plane (libyuv's
     /// box filter) and converted by libyuv's SIMD code when its format
-    /// allows (``YCbCrPicture/convertedBySIMD()``): a clip's frames come 30
+    /// allows (``YCbCrPicture/convertedBySIMD(reusing:)``): a clip's frames come 30
     /// a second. Anything else takes the photos' exact path.
+    ///
+    /// `memory`: where a playing clip's frames are made, frame after frame
+    /// (``ClipFrameMemory``); without it, in memory of their own.
     func fitted(
-        upright: PixelSize, into slot: PixelSize, turning orientation: ImageOrientation, background: RGBColor
+        upright: PixelSize, into slot: PixelSize, turning orientation: ImageOrientation, background: RGBColor, memory: ClipFrameMemory? = nil
     ) throws(ImageFileError) -> RasterImage {
         let stored = storedSize, fit = aspectFitSize(of: upright, in: slot)
         let whole = PixelRect(x: 0, y: 0, width: stored.width, height: stored.height)
         let planes = try planes()
         let storedFit = orientation.uprightSize(of: fit)
-        if storedFit.width <= stored.width && storedFit.height <= stored.height {
-            let reduced = storedFit == stored ? planes : planes.reduced(cropping: whole, to: storedFit)
-            if let converted = reduced.convertedBySIMD() {
-                return orientation == .upright ? converted : resample(converted, to: fit, turning: orientation)
+        // Reduced first only when libyuv converts the result: the exact
+        // path (10 bits, HDR) reduces as it converts.
+        if storedFit.width <= stored.width && storedFit.height <= stored.height && planes.simdConversion != nil {
+            let storage = memory?.reduction ?? YCbCrPicture.PlaneStorage()
+            storage.reuse()
+            let reduced = storedFit == stored ? planes : planes.reduced(cropping: whole, to: storedFit, in: storage)
+            if orientation == .upright {
+                if let converted = reduced.convertedBySIMD(reusing: memory?.letGo() ?? []) {
+                    memory?.handOut(converted.pixels)
+                    return converted
+                }
+            } else if let converted = reduced.convertedBySIMD() {
+                return resample(converted, to: fit, turning: orientation)
             }
         }
         return planes.resampled(cropping: whole, to: fit, turning: orientation, background: background)
@@ -98,5 +110,36 @@ final class ClipFrame {
 
     private func unreadable(_ name: String) -> ImageFileError {
         ImageFileError(path: path, reason: .corrupt("the decoder gave frames in \(name), which kioskd cannot read"))
+    }
+}
+
+/// Where a playing clip's frames are made (``ClipPlayer``): the planes
+/// each is reduced into, used again for the next, and the last few
+/// pictures given out, whose pixels the next frames are written over once
+/// the show has let them go.
+///
+/// Without it each frame took a fresh `mmap` of the slot's size (and its
+/// reduced planes another), whose pages the kernel faulted in and cleared:
+/// a fifth of kioskd's CPU time playing a 1080p clip. The show holds at
+/// most ``kept`` - 1 of a clip's frames at once (``PlayingClip``: two
+/// decoded ahead, the one on screen; the screen's other buffer may hold the
+/// one before), so the oldest given out is no one's by the time it comes
+/// round again. Were it still held, Swift copies it before it is written
+/// (an array is copied on write while shared), and the show never sees a
+/// frame change under it.
+final class ClipFrameMemory {
+    let reduction = YCbCrPicture.PlaneStorage()
+    private var givenOut: [[UInt32]] = []
+
+    /// Frames given out before the oldest is written over.
+    static let kept = 4
+
+    /// The oldest frame's pixels, once ``kept`` frames are out; else none.
+    func letGo() -> [UInt32] {
+        givenOut.count >= Self.kept ? givenOut.removeFirst() : []
+    }
+
+    func handOut(_ pixels: [UInt32]) {
+        givenOut.append(pixels)
     }
 }
