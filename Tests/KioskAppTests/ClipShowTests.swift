@@ -220,3 +220,20 @@ import Testing
         #expect(run.show.nextWakeUp(at: run.now) == nil)
     }
 }
+
+@Suite struct ClipExitLineTests {
+    /// With clips played, the exit line says how many frames were shown
+    /// and dropped, how soon they started and how long they took to
+    /// compose (what `kioskd-bench video` reads).
+    @Test func theExitLineSaysWhatTheClipsCost() {
+        var stats = ShowStatistics()
+        stats.clipFramesShown = 90
+        stats.clipFramesDropped = 2
+        stats.clipStart.record(0.0331)
+        stats.clipComposeTime.record(0.00157)
+        let line = ShowEvent.stopped(reason: nil, statistics: stats).logLine(verbose: false)?.text
+        #expect(line?.hasSuffix("; clips: 90 frame(s) shown, 2 dropped, first frame 33.1 ms after the rest began (median; slowest 33.1 ms over 1 start(s)), "
+            + "composed in 1.570 ms at p99 over 1 frame(s)") == true, "\(line ?? "")")
+        #expect(ShowEvent.stopped(reason: nil, statistics: ShowStatistics()).logLine(verbose: false)?.text.contains("clips") == false, "no clip, no clip figures")
+    }
+}
