@@ -120,13 +120,13 @@ final class ClipFrame {
 ///
 /// Without it each frame took a fresh `mmap` of the slot's size (and its
 /// reduced planes another), whose pages the kernel faulted in and cleared:
-/// a fifth of kioskd's CPU time playing a 1080p clip. The show holds at
-/// most ``kept`` - 1 of a clip's frames at once (``PlayingClip``: two
-/// decoded ahead, the one on screen; the screen's other buffer may hold the
-/// one before), so the oldest given out is no one's by the time it comes
-/// round again. Were it still held, Swift copies it before it is written
-/// (an array is copied on write while shared), and the show never sees a
-/// frame change under it.
+/// a fifth of kioskd's CPU time playing a 1080p clip. While the next frame
+/// is made the show holds at most ``kept`` - 1 of the others
+/// (``PlayingClip``: the one decoded ahead, the one on screen, and the one
+/// the screen's other buffer still holds), so the oldest given out is no
+/// one's by the time it comes round again. Were it still held, Swift
+/// copies it before it is written (an array is copied on write while
+/// shared), and the show never sees a frame change under it.
 final class ClipFrameMemory {
     let reduction = YCbCrPicture.PlaneStorage()
     private var givenOut: [[UInt32]] = []
