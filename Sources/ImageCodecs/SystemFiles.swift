@@ -73,26 +73,10 @@ public func readFileStart(_ path: String, count: Int) throws(ImageFileError) -> 
     return bytes
 }
 
-/// Writes a whole file, replacing it atomically (write to a temporary, rename).
+/// Writes a whole file, replacing it atomically (``AtomicFile``: a
+/// hidden temporary, `fsync`, rename, the folder flushed).
 public func writeWholeFile(_ path: String, bytes: [UInt8]) throws(ImageFileError) {
-    let temporary = path + ".partial"
-    do {
-        let file = try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-        try bytes.withUnsafeBytes { buffer in
-            Result { () throws(SystemCallError) in
-                var written = 0
-                while written < buffer.count {
-                    written += try file.write(from: buffer.baseAddress! + written, count: buffer.count - written)
-                }
-            }
-        }.get()
-        // A failed close can mean the data never reached the disk (NFS, a full USB stick).
-        try file.close()
-        try retryingInterrupts("rename") { rename(temporary, path) }
-    } catch {
-        unlink(temporary)
-        throw ImageFileError(error, path: path)
-    }
+    do { try AtomicFile.write(bytes, to: path) } catch { throw ImageFileError(error, path: path) }
 }
 
 /// Runs system calls on the file at `path`, their failure reported as the file's.

@@ -23,7 +23,7 @@ import Testing
         _ = first.stop()
         // Written by the rename, whole: the picture's path and a line end.
         #expect(try String(contentsOfFile: state + "/centred-picture", encoding: .utf8) == demoImages + "/06.jpg\n")
-        #expect(!FileManager.default.fileExists(atPath: state + "/centred-picture.new"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state) == ["centred-picture"], "nothing half written beside it")
 
         let second = try Daemon(["--interval", "600", "--state-dir", state])
         second.waitFor("picture(s), picture 5 in the centre")

@@ -225,7 +225,7 @@ private final class Answers {
             "ok", "index", "file", "files", "count", "taken", "picture_size", "clip_position_s", "clip_length_s", "clip_decoder", "position", "paused", "moving", "interval", "transition", "order", "display",
             "display_power", "display_state", "panel", "panning", "panning_off_reason", "brightness", "dimmer", "presence", "lux", "zoom", "focus", "zoom_sharp",
             "caption", "clock", "message", "uptime_s",
-            "frames_shown", "refreshes_missed", "frames_panned", "frames_composed", "slides", "cache_bytes", "cache_budget_bytes", "pictures_waiting", "version",
+            "frames_shown", "refreshes_missed", "frames_panned", "frames_composed", "slides", "cache_bytes", "cache_budget_bytes", "pictures_waiting", "libraries", "version",
         ])
         #expect(status.reply["position"] == .double(2.123))
         #expect(json(String(decoding: status.reply.line, as: UTF8.self)) != nil)

@@ -73,6 +73,39 @@ private func lap(_ slot: Int, _ count: Int) -> Int { Int((Double(slot) / Double(
         #expect(lap(edit.slot, 6) == -1)
     }
 
+    /// Two libraries in one playlist: one's listing replaces its own files
+    /// only, wherever they sort among the other's; one gone (an empty
+    /// listing within its scope) leaves the other's, and the centred file,
+    /// if it was the other's, stays in the centre.
+    @Test func oneLibrarysListingReplacesOnlyItsOwnFiles() {
+        var playlist = Playlist(["/one/a", "/one/c", "/two/b", "/two/d"])
+        let relisted = playlist.replace(with: [PlaylistEntry("/two/b"), PlaylistEntry("/two/e")], keepingSlot: 2, within: "/two/")
+        #expect(playlist.files == ["/one/a", "/one/c", "/two/b", "/two/e"])
+        #expect(relisted.removed == [3] && relisted.added == [3])
+        #expect(playlist.file(forSlot: relisted.slot) == "/two/b")
+        let gone = playlist.replace(with: [], keepingSlot: relisted.slot, within: "/one/")
+        #expect(playlist.files == ["/two/b", "/two/e"])
+        #expect(playlist.file(forSlot: gone.slot) == "/two/b")
+        // A scope is a folder's path with its slash: "/two/" is not "/twofold/".
+        var near = Playlist(["/two/a", "/twofold/b"])
+        _ = near.replace(with: [], keepingSlot: 0, within: LibraryStatus.scope(ofFolder: "/two"))
+        #expect(near.files == ["/twofold/b"])
+    }
+
+    /// A library's state changes `since` only when it changes; its assets
+    /// are counted within its scope, or all of them when it is alone.
+    @Test func aLibrarysStateAndItsAssets() {
+        var library = LibraryStatus(kind: .folder, source: "/one", state: .online, since: 100, scope: LibraryStatus.scope(ofFolder: "/one"))
+        #expect(!library.change(to: .online, at: 200) && library.since == 100)
+        #expect(library.change(to: .offline, at: 300) && library.since == 300 && library.state == .offline)
+        let playlist = Playlist(["/one/a", "/one/b", "/oneself/c", "/two/d"])
+        #expect(library.assets(in: playlist, alone: false) == 2)
+        #expect(library.assets(in: playlist, alone: true) == 4)
+        #expect(library.object(assets: 2, cached: 2) == .object([
+            "kind": "folder", "source": "/one", "state": "offline", "since": 300, "assets": 2, "cached": 2,
+        ]))
+    }
+
     /// Any sequence of batches (files added and removed, one at a time or a
     /// thousand at once, rescans), from any slot: the list stays in order,
     /// holds exactly the files that should be there, the centred file stays

@@ -170,6 +170,12 @@ final class ControlCommands {
         status.pictureSize = show.centred.info?.originalSize
         status.picturesWaiting = show.strip.waitingOnScreen
         status.clip = show.strip.clip
+        let libraries = controller.libraries
+        status.libraries = libraries.map { library in
+            let assets = library.assets(in: show.playlist, alone: libraries.count == 1)
+            // A folder's pictures are all on this machine's disk.
+            return library.object(assets: assets, cached: assets)
+        }
         return status
     }
 }

@@ -91,12 +91,12 @@ public struct DisplayJob {
         let display = try openDisplay()
         defer { display.keeper.restore() }
         let show = try makeShow(on: display)
-        // A reload may swap the folder's watcher: the one in use at the end is stopped.
+        // A reload may swap the libraries: those in use at the end are stopped.
         var sources: Sources?
         defer {
             show.worker.stop()
             show.texts.stop()
-            (sources?.folder.watcher ?? show.watcher).stop()
+            if let sources { sources.libraries.stop() } else { show.libraries.forEach { $0.stop() } }
         }
         let reason = try system { () throws(SystemCallError) in
             let loop = try ShowLoop(controller: show.controller, decoder: show.worker, texts: show.texts)
@@ -158,12 +158,12 @@ public struct DisplayJob {
 
     // MARK: The show
 
-    /// The show and what feeds it: the folder's watcher, the decoder, the
+    /// The show and what feeds it: its libraries (the folder's watcher), the decoder, the
     /// control socket (made early, so a socket that cannot be made stops
     /// the start before anything is shown), and the controller, the
     /// show's one door, with the operator's log subscribed.
     private struct MadeShow {
-        let watcher: FolderWatcher
+        let libraries: [any PictureLibrary]
         let worker: DecodeWorker
         /// Captions, the clock and messages, drawn off the run loop.
         let texts: TextWorker
@@ -175,22 +175,26 @@ public struct DisplayJob {
 
     private func makeShow(on display: OpenedDisplay) throws(DisplayJobError) -> MadeShow {
         guard let images = settings.images else { throw .setup(.noImageFolder) }
-        let watcher: FolderWatcher
-        do { watcher = try FolderWatcher(root: images, settings: settings.folder) } catch { throw .setup(.folder(error)) }
-        let listing = FolderListing(entries: watcher.firstListing ?? [], notes: watcher.firstNotes)
+        let libraries: [any PictureLibrary]
+        do { libraries = try PictureLibraries.make(for: settings) } catch { throw .setup(.folder(error)) }
+        let first = PictureLibraries.firstListing(of: libraries)
+        let stopLibraries = { libraries.forEach { $0.stop() } }
         let assembly: ShowAssembly
-        do { assembly = try ShowAssembly(settings: settings, panel: display.screen.panelSize, listing: listing) } catch {
-            watcher.stop()
+        do {
+            assembly = try ShowAssembly(
+                settings: settings, panel: display.screen.panelSize, listing: first ?? FolderListing(entries: [], notes: libraries.flatMap(\.firstNotes)))
+        } catch {
+            stopLibraries()
             throw .setup(error)
         }
-        if watcher.firstListing == nil {
+        if first == nil {
             log(.warning("the picture folder \(images) does not exist (yet): showing the background until it appears"))
         } else {
             for note in assembly.notes { log(.warning(note)) }
         }
         let control: ControlListener?
         do { control = try openControlListener() } catch {
-            watcher.stop()
+            stopLibraries()
             throw error
         }
         let start = startingPicture(in: assembly.playlist, resume: settings.stateDirectory.map { ResumeFile(directory: $0) })
@@ -198,12 +202,12 @@ public struct DisplayJob {
         let worker: DecodeWorker
         let texts: TextWorker
         do { worker = try DecodeWorker(recipe: assembly.recipe, priority: priority) } catch {
-            watcher.stop()
+            stopLibraries()
             throw .system(error)
         }
         do { texts = try TextWorker() } catch {
             worker.stop()
-            watcher.stop()
+            stopLibraries()
             throw .system(error)
         }
         let controller = ShowController(
@@ -214,7 +218,7 @@ public struct DisplayJob {
             guard let line = event.logLine(verbose: verbose) else { return }
             if case .stopped = event { log(LogLine(line.text + "; " + farewell, priority: line.priority)) } else { log(line) }
         }
-        return MadeShow(watcher: watcher, worker: worker, texts: texts, controller: controller, control: control, logging: logging)
+        return MadeShow(libraries: libraries, worker: worker, texts: texts, controller: controller, control: control, logging: logging)
     }
 
     // MARK: The sources
@@ -223,13 +227,13 @@ public struct DisplayJob {
     /// needs when it is made: the reload goes to the signals and the
     /// control socket, the display's power to the control socket and the reload.
     private struct Sources {
-        let folder: FolderSource
+        let libraries: LibrarySource
         let all: [any ShowSource]
     }
 
     private func makeSources(for show: MadeShow, on display: OpenedDisplay) throws(SystemCallError) -> Sources {
         let controller = show.controller
-        let folder = FolderSource(watcher: show.watcher)
+        let libraries = LibrarySource(libraries: show.libraries)
         let cec = cecAdapter(for: display.keeper.output)
         let power = try DisplayPowerSource(
             keeper: PowerKeeper(
@@ -240,14 +244,14 @@ public struct DisplayJob {
         // A new display: the old one gives the console back first, and its card is used again.
         let reload = reloadSettings.map { load in
             ConfigReload(
-                settings: settings, controller: controller, folder: folder, log: log, openDisplay: display.keeper.open,
+                settings: settings, controller: controller, libraries: libraries, log: log, openDisplay: display.keeper.open,
                 powerKeeper: power.keeper, load: load)
         }
         var all: [any ShowSource] = [
             try SignalSource(reload: reload),
             // Readiness, status and the watchdog for systemd: nothing outside it.
             ServiceSource(watchdogInterval: ServiceNotifier.watchdogInterval(), send: ServiceNotifier.send),
-            folder, power,
+            libraries, power,
         ]
         if display.keeper.output != nil {
             let settings = self.settings
@@ -263,7 +267,7 @@ public struct DisplayJob {
             settings: settings.input, keyMap: keyMap(for: settings.input), rotation: settings.display.rotation,
             devices: tuning.inputDevices, opener: display.opener, log: log))
         if let light = ambientLight(power.keeper, curve: { reload?.settings.power.lightCurve ?? started.power.lightCurve }) { all.append(light) }
-        return Sources(folder: folder, all: all)
+        return Sources(libraries: libraries, all: all)
     }
 
     /// The ambient light sensor `light_sensor` names, if any. One that

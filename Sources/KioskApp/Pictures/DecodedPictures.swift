@@ -145,8 +145,8 @@ struct DecodedPictures {
     }
 
     /// A new list of files (a rescan, a reload); returns the slot that now shows what `slot` showed.
-    mutating func replacePlaylist(with entries: [PlaylistEntry], keepingSlot slot: Int) -> PlaylistEdit {
-        var edit = playlist.replace(with: entries, keepingSlot: itemSlot(ofStripSlot: slot))
+    mutating func replacePlaylist(with entries: [PlaylistEntry], within scope: String? = nil, keepingSlot slot: Int) -> PlaylistEdit {
+        var edit = playlist.replace(with: entries, keepingSlot: itemSlot(ofStripSlot: slot), within: scope)
         edit.slot = laidOut(edit.slot, after: edit)
         return edit
     }

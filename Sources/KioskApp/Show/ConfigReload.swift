@@ -38,7 +38,7 @@ final class ConfigReload: SettingsReloading {
     let load: () throws -> ExplainedSettings
     private(set) var settings: KioskSettings
     let controller: ShowController
-    let folder: FolderSource
+    let libraries: LibrarySource
     let log: (LogLine) -> Void
 
     /// Opens a display (the old screen is given up first), or throws why
@@ -47,14 +47,14 @@ final class ConfigReload: SettingsReloading {
     /// Takes a new `display_schedule` at once; nil for a show without power control.
     let powerKeeper: PowerKeeper?
 
-    init(settings: KioskSettings, controller: ShowController, folder: FolderSource, log: @escaping (LogLine) -> Void,
+    init(settings: KioskSettings, controller: ShowController, libraries: LibrarySource, log: @escaping (LogLine) -> Void,
          openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, powerKeeper: PowerKeeper? = nil,
          load: @escaping () throws -> ExplainedSettings) {
         self.openDisplay = openDisplay
         self.powerKeeper = powerKeeper
         self.settings = settings
         self.controller = controller
-        self.folder = folder
+        self.libraries = libraries
         self.log = log
         self.load = load
     }
@@ -108,32 +108,32 @@ final class ConfigReload: SettingsReloading {
         var applied = explained.settings
         for setting in waiting { setting.keep(in: &applied, from: settings) }
 
-        var watcher: FolderWatcher?
+        var made: [any PictureLibrary]?
         var listing: FolderListing?
-        if changed.contains(where: { $0.reload == .newFolder }), let images = applied.images {
-            do { watcher = try FolderWatcher(root: images, settings: applied.folder) } catch {
+        if changed.contains(where: { $0.reload == .newFolder }), applied.images != nil {
+            do { made = try PictureLibraries.make(for: applied) } catch {
                 return refuse(verb, "cannot read the picture folder \(error)")
             }
-            listing = FolderListing(entries: watcher?.firstListing ?? [], notes: watcher?.firstNotes ?? [])
+            listing = PictureLibraries.firstListing(of: made ?? []) ?? FolderListing(entries: [], notes: [])
         }
         var screen: (any ShowScreen)?
         if newDisplay, let openDisplay {
             do { screen = try openDisplay(applied.display) } catch {
-                watcher?.stop()
+                made?.forEach { $0.stop() }
                 return refuse(verb, "cannot open the new display: \(error)" + backToTheOldDisplay())
             }
         }
         let assembly: ShowAssembly
         do { assembly = try controller.assembly(for: screen ?? controller.screen, settings: applied, listing: listing) } catch {
-            watcher?.stop()
+            made?.forEach { $0.stop() }
             // A setting that does not fit the screen: where it was written, as for a mistake in the file.
             var reason = error.description
             if case .setting(let mistake) = error, let place = explained.place(of: mistake.setting) { reason = "\(place): \(reason)" }
             return refuse(verb, reason + (screen == nil ? "" : backToTheOldDisplay()))
         }
-        if let watcher {
-            do { try folder.watch(with: watcher) } catch {
-                watcher.stop()
+        if let made {
+            do { try libraries.use(made) } catch {
+                made.forEach { $0.stop() }
                 return refuse(verb, "cannot watch the picture folder: \(error)")
             }
         }

@@ -14,16 +14,19 @@ extension RunningShow {
     /// runs waits for its end (at most a `transition`); a folder that is
     /// gone does not wait: the playlist empties and the background shows
     /// until it is back.
-    func folderChanged(_ news: [FolderNews], at now: Double) {
-        if strip.queue(news) { applyPendingNews(at: now) }
+    ///
+    /// `scope`: the news comes from the library whose ids begin with it; its
+    /// listing replaces its pictures only, and its going removes only them.
+    func folderChanged(_ news: [FolderNews], within scope: String? = nil, at now: Double) {
+        if strip.queue(news, within: scope) { applyPendingNews(at: now) }
     }
 
     func applyPendingNews(at now: Double) {
         let news = strip.takePendingNews()
         guard !news.isEmpty else { return }
         var batch = StripContents.NewsBatch(centredBefore: centredItem.map { strip.decoded.playlist.entry($0) })
-        for item in news {
-            if let slot = strip.apply(item, keepingSlot: schedule.target, into: &batch) { renumber(as: slot) }
+        for (item, scope) in news {
+            if let slot = strip.apply(item, within: scope, keepingSlot: schedule.target, into: &batch) { renumber(as: slot) }
         }
         guard batch.added + batch.removed > 0 else { return }
         let frameTime = screen.nextRefresh(after: now)

@@ -77,10 +77,17 @@ final class ShowController {
         report(.presenceSensed(held: held))
     }
 
-    /// The picture folder changed.
-    func folderChanged(_ news: [FolderNews]) {
+    /// A library changed: `news` from the one whose ids begin with `scope`
+    /// (nil: the show's only library, a test's folder).
+    func folderChanged(_ news: [FolderNews], within scope: String? = nil) {
         commandsPerformed += 1
-        show.folderChanged(news, at: clock())
+        show.folderChanged(news, within: scope, at: clock())
+    }
+
+    /// Where the pictures come from, and whether each can be read now
+    /// (`status`'s `libraries`); the ``LibrarySource`` keeps it.
+    var libraries: [LibraryStatus] = [] {
+        didSet { commandsPerformed += 1 }
     }
 
     /// A reload or a hotplug changed the display: the show moves to

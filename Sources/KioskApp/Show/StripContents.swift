@@ -19,7 +19,7 @@ final class StripContents {
     /// Folder news that came while a change was animated: applied together
     /// when it ends, as one more animation, so a burst of copies is never
     /// a burst of animations cutting each other off.
-    private var pendingNews: [FolderNews] = []
+    private var pendingNews: [(item: FolderNews, scope: String?)] = []
     /// The animated pictures playing on screen, and what the decoder was last asked to decode for them.
     private var animated = AnimatedPictures()
     private var animationRequests: [String: AnimationRequest] = [:]
@@ -66,10 +66,11 @@ final class StripContents {
 
     // MARK: Folder news
 
-    /// Queues news from the folder; true when it is to be applied now: no
-    /// change is being animated, or the folder is gone (that does not wait).
-    func queue(_ news: [FolderNews]) -> Bool {
-        pendingNews += news
+    /// Queues news from a library (the one whose ids begin with `scope`;
+    /// nil: the only one); true when it is to be applied now: no change is
+    /// being animated, or the folder is gone (that does not wait).
+    func queue(_ news: [FolderNews], within scope: String? = nil) -> Bool {
+        pendingNews += news.map { ($0, scope) }
         let folderGone = news.contains { if case .folderGone = $0 { true } else { false } }
         if change != nil && !folderGone { return false }
         change = nil
@@ -78,8 +79,9 @@ final class StripContents {
 
     var hasPendingNews: Bool { !pendingNews.isEmpty }
 
-    /// The news waiting, taken to be applied one at a time (``apply(_:keepingSlot:into:)``).
-    func takePendingNews() -> [FolderNews] {
+    /// The news waiting, with the scope of the library it came from, taken
+    /// to be applied one at a time (``apply(_:within:keepingSlot:into:)``).
+    func takePendingNews() -> [(item: FolderNews, scope: String?)] {
         defer { pendingNews = [] }
         return pendingNews
     }
@@ -96,8 +98,9 @@ final class StripContents {
     /// Applies one piece of news to the playlist, the centred picture (in
     /// `slot`) keeping its place, and counts it in `batch`; returns the
     /// slot it now has, or nil for news that changes nothing (a note).
-    /// Rewritten files are decoded again.
-    func apply(_ item: FolderNews, keepingSlot slot: Int, into batch: inout NewsBatch) -> Int? {
+    /// Rewritten files are decoded again. `scope`: the library it came
+    /// from; a listing replaces, and a folder gone removes, only its pictures.
+    func apply(_ item: FolderNews, within scope: String? = nil, keepingSlot slot: Int, into batch: inout NewsBatch) -> Int? {
         var decoded = pictures.pictures
         let before = decoded.playlist
         let edit: PlaylistEdit
@@ -108,11 +111,11 @@ final class StripContents {
             if let playing = clip, change.added.contains(where: { $0.path == playing.path }) { stopClip() }
             edit = decoded.apply(change, keepingSlot: slot)
         case .listing(let entries, _):
-            edit = decoded.replacePlaylist(with: entries, keepingSlot: slot)
+            edit = decoded.replacePlaylist(with: entries, within: scope, keepingSlot: slot)
         case .folderLeft(let folder):
             edit = decoded.apply(PlaylistChange(removed: decoded.playlist.files(under: folder)), keepingSlot: slot)
         case .folderGone:
-            edit = decoded.replacePlaylist(with: [], keepingSlot: slot)
+            edit = decoded.replacePlaylist(with: [], within: scope, keepingSlot: slot)
         case .note:
             return nil
         }

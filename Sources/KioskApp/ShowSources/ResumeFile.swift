@@ -5,8 +5,9 @@ import Glibc
 
 /// The file in the state directory that holds the centred picture's path
 /// (one line), to resume on after a restart: `STATE_DIR/centred-picture`.
-/// Written whole or not at all: a new file beside it, synced, then renamed
-/// over it, so a power cut leaves the old name or the new, never half.
+/// Written whole or not at all (``AtomicFile``): a hidden file beside it,
+/// synced, then renamed over it, so a power cut leaves the old name or the
+/// new, never half.
 struct ResumeFile {
     let directory: String
     var path: String { directory + "/centred-picture" }
@@ -29,13 +30,6 @@ struct ResumeFile {
 
     /// Writes `picture` in place of what the file held.
     func write(_ picture: String) throws(SystemCallError) {
-        let temporary = path + ".new"
-        let descriptor = try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-        let bytes = Array((picture + "\n").utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor.rawValue, $0.baseAddress!, $0.count) }
-        guard written == bytes.count else { throw SystemCallError.last("write", path: temporary) }
-        guard fsync(descriptor.rawValue) == 0 else { throw SystemCallError.last("fsync", path: temporary) }
-        try descriptor.close()
-        guard rename(temporary, path) == 0 else { throw SystemCallError.last("rename", path: path) }
+        try AtomicFile.write(Array((picture + "\n").utf8), to: path)
     }
 }

@@ -70,6 +70,8 @@ public struct ControlStatus: Equatable, Sendable {
     public var zoom: ZoomStatus?
     /// The clip playing in the centre; nil when none plays (its keys null).
     public var clip: ClipStatus?
+    /// Each library the pictures come from (``LibraryStatus/object(assets:cached:)``), in the settings' order.
+    public var libraries: [JSONValue] = []
 
     public init(
         index: Int?, file: String?, count: Int, position: Double, paused: Bool, moving: Bool, interval: Double,
@@ -135,6 +137,7 @@ public struct ControlStatus: Equatable, Sendable {
             "cache_bytes": .int(cacheBytes),
             "cache_budget_bytes": .int(cacheBudgetBytes),
             "pictures_waiting": .int(picturesWaiting),
+            "libraries": .array(libraries),
             "version": .string(KioskVersion.current),
         ])
     }

@@ -145,11 +145,17 @@ public struct Playlist: Hashable, Sendable {
     /// pictures and the centre keeps its file, as in
     /// ``apply(_:keepingSlot:)``. One walk over both lists; only the
     /// differences are applied.
-    public mutating func replace(with entries: [PlaylistEntry], keepingSlot slot: Int) -> PlaylistEdit {
+    ///
+    /// `scope`: only the files whose path begins with it are replaced (one
+    /// library's listing, in a show fed by several, ``LibraryStatus``); the
+    /// others stay where they sort. `entries` are all within it.
+    public mutating func replace(with entries: [PlaylistEntry], keepingSlot slot: Int, within scope: String? = nil) -> PlaylistEdit {
         var change = PlaylistChange()
         var i = 0, j = 0
         while i < files.count || j < entries.count {
-            if i < files.count, j < entries.count, files[i] == entries[j].path, ranks[i] == entries[j].rank,
+            if i < files.count, let scope, !files[i].hasPrefix(scope) {
+                i += 1
+            } else if i < files.count, j < entries.count, files[i] == entries[j].path, ranks[i] == entries[j].rank,
                companion(of: files[i]) == entries[j].companion {
                 i += 1
                 j += 1

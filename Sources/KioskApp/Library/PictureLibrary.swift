@@ -1,0 +1,58 @@
+import KioskCore
+import SystemCalls
+
+/// A place the show's pictures come from, given to the show rather than
+/// built into it: it lists its pictures under ids that begin with its
+/// ``scope``, and hands the show what changed (``FolderNews``) through a
+/// descriptor the run loop polls, doing its own work (walking a folder,
+/// asking a server) off the loop. The picture folder (``FolderWatcher``) is
+/// the first; the show treats every library alike (``LibrarySource``):
+/// a library's `listing` replaces its own pictures only, and when it goes
+/// (`folderGone`) only its pictures leave.
+protocol PictureLibrary: AnyObject {
+    var kind: LibraryKind { get }
+    /// Where, for the log and `status`: the folder's path, or a server's address without credentials.
+    var source: String { get }
+    /// The beginning of every id it gives (``LibraryStatus/scope``).
+    var scope: String { get }
+    /// What it listed while it was made; nil when it could not be read then
+    /// (the show starts without its pictures, and it says when it is back).
+    var firstListing: [PlaylistEntry]? { get }
+    /// Entries it does not show, for the log.
+    var firstNotes: [String] { get }
+    /// Poll this for readability: news is waiting (``take()``).
+    var readyFD: Int32 { get }
+    /// The news since the last call. Never waits.
+    func take() -> [FolderNews]
+    /// Asks its thread to end.
+    func stop()
+}
+
+extension FolderWatcher: PictureLibrary {
+    var kind: LibraryKind { .folder }
+    var source: String { root }
+    var scope: String { LibraryStatus.scope(ofFolder: root) }
+}
+
+/// The libraries the settings name, made (and first listed) in their order.
+/// Today that is the picture folder, `images`; servers (`[webdav]`,
+/// `[immich]`) are to join it, each feeding the same show.
+enum PictureLibraries {
+    /// Makes them; throws what stops the first that cannot be made (a
+    /// folder that exists but cannot be read), after stopping those made.
+    static func make(for settings: KioskSettings) throws(SystemCallError) -> [any PictureLibrary] {
+        guard let images = settings.images else { return [] }
+        return [try FolderWatcher(root: images, settings: settings.folder)]
+    }
+
+    /// Their first listings together, in the show's order, and their notes;
+    /// nil when none of them could be read.
+    static func firstListing(of libraries: [any PictureLibrary]) -> FolderListing? {
+        let listed = libraries.compactMap(\.firstListing)
+        guard !listed.isEmpty else { return nil }
+        let notes = libraries.flatMap(\.firstNotes)
+        // One library's listing is sorted already (and pairs its Live Photos): taken as it is.
+        if listed.count == 1 { return FolderListing(entries: listed[0], notes: notes) }
+        return FolderListing(entries: listed.joined().sorted(by: PlaylistEntry.precedes), notes: notes)
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes whole files so that whoever reads one (a person, the live
+/// folder's watch, kioskd after a power cut) finds the old file or the new
+/// one, never part of either: the bytes go to a hidden temporary file in
+/// the same folder, are flushed to the disk (`fsync`), and the temporary
+/// is renamed over the file; then the folder itself is flushed, so the
+/// rename survives a power cut too. picframe's users lost frames to half
+/// written files (its #748); kioskd's resume file, snapshots, and (next)
+/// its cache of a server's photos are written this way.
+///
+/// The temporary is named `.<name>.partial-<pid>`: hidden, so the picture
+/// folder's watch never shows it (``PictureFiles``' rule for dot files),
+/// and one per process. On any failure (a full disk, a folder that cannot
+/// be written) it is removed, the file is left as it was, and the error
+/// says which call failed.
+public enum AtomicFile {
+    /// Replaces the file at `path` with `bytes` (made with `mode` when new;
+    /// the umask applies).
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(SystemCallError) {
+        let temporary = Self.temporary(for: path)
+        do {
+            let file = try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
+            // (A Result: `withUnsafeBytes` does not carry a typed throw on Swift 6.0.)
+            try bytes.withUnsafeBytes { buffer in
+                Result { () throws(SystemCallError) in
+                    var written = 0
+                    while written < buffer.count {
+                        written += try retryingInterrupts("write", path: path) {
+                            Glibc.write(file.rawValue, buffer.baseAddress! + written, buffer.count - written)
+                        }
+                    }
+                }
+            }.get()
+            try retryingInterrupts("fsync", path: path) { fsync(file.rawValue) }
+            // A failed close can mean the data never reached the disk (NFS, a full USB stick).
+            try file.close()
+            try retryingInterrupts("rename", path: path) { rename(temporary, path) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try flush(folder: split(path).folder)
+    }
+
+    /// The temporary file a write to `path` by this process uses (tests).
+    public static func temporary(for path: String) -> String {
+        let (folder, name) = split(path)
+        return folder + "/." + name + ".partial-\(getpid())"
+    }
+
+    /// Flushes `folder`'s own entries (a rename in it) to the disk.
+    static func flush(folder: String) throws(SystemCallError) {
+        let directory = try FileDescriptor(opening: folder, flags: O_RDONLY | O_DIRECTORY)
+        // Some file systems cannot flush a folder (EINVAL): the rename is as safe as they make it.
+        if fsync(directory.rawValue) != 0, errno != EINVAL { throw .last("fsync", path: folder) }
+    }
+
+    /// The folder a path is in, and its name there.
+    private static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = path[..<slash]
+        return (folder.isEmpty ? "/" : String(folder), String(path[path.index(after: slash)...]))
+    }
+}
