@@ -131,4 +131,30 @@ import Testing
         #expect(!helpers.added(news).contains(AtomicFile.temporary(for: path)))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["new.jpg"])
     }
+
+    /// `rescan_interval` set while the show runs reaches the folder: the
+    /// reload watches it anew with the new interval (a watcher keeps the
+    /// settings it was made with, so a live change would never reach it).
+    @Test func aNewRescanIntervalIsTheFoldersAfterAReload() throws {
+        let folder = try PictureFolderFixture()
+        try folder.write("a.jpg")
+        var settings = KioskSettings()
+        settings.images = folder.path
+        let run = try SimulatedShow(settings)
+        let source = LibrarySource(libraries: try PictureLibraries.make(for: settings))
+        defer { source.stop() }
+        let reload = ConfigReload(settings: settings, controller: run.controller, libraries: source, log: { _ in }) {
+            var explained = ExplainedSettings()
+            explained.settings = settings
+            return explained
+        }
+        guard case .applied(let changed, let restart) = reload.set("rescan_interval", to: "5") else {
+            Issue.record("set rescan_interval refused")
+            return
+        }
+        #expect(changed == ["rescan_interval"] && restart.isEmpty)
+        let watcher = try #require(source.libraries.first as? FolderWatcher)
+        #expect(watcher.settings.rescanInterval == 5)
+        #expect(run.show.pictures.pictures.playlist.files == [folder.path + "/a.jpg"], "the playlist stays")
+    }
 }

@@ -134,7 +134,7 @@ extension KioskSettings {
             "order", \.folder.order, .word(expected: "name, mtime, taken or shuffle"), flag: .show, valueName: "order", reload: .newFolder,
             help: "name (natural file-name order), mtime (oldest first), taken (EXIF date) or shuffle."),
         SettingDescriptor(
-            "rescan_interval", \.folder.rescanInterval, .seconds(1...86_400), flag: .show, valueName: "s", reload: .live,
+            "rescan_interval", \.folder.rescanInterval, .seconds(1...86_400), flag: .show, valueName: "s", reload: .newFolder,
             help: "Seconds between rescans of the folder when the kernel cannot watch it all."),
         // Power and state.
         SettingDescriptor(

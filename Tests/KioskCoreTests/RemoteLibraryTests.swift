@@ -1,0 +1,108 @@
+import Foundation
+import KioskCore
+import Testing
+
+#if canImport(PropertyBased)
+import PropertyBased
+#endif
+
+/// A server's names made safe for the cache's folder (``RemotePath``),
+/// and what a poll means for the cache (``MirrorPlan``).
+@Suite struct RemotePathTests {
+    let base = "/remote.php/dav/files/anna/Photos/"
+
+    @Test(arguments: [
+        ("/remote.php/dav/files/anna/Photos/2024/IMG_0001.jpg", "2024/IMG_0001.jpg"),
+        ("/remote.php/dav/files/anna/Photos/Summer%20%C3%A9t%C3%A9/a.jpg", "Summer été/a.jpg"),
+        ("https://cloud.example:8443/remote.php/dav/files/anna/Photos/b.jpg", "b.jpg"),
+        ("/remote.php/dav/files/anna/Photos/2024/", "2024"),
+        ("/remote.php/dav/files/anna/Photos/a.jpg?x=1", "a.jpg"),
+    ])
+    func aServersNameBecomesItsPathUnderTheCache(href: String, relative: String) throws {
+        #expect(try RemotePath(href: href, base: base).relative == relative)
+    }
+
+    @Test(arguments: [
+        ("/remote.php/dav/files/anna/Photos/../../../../etc/passwd", RemotePath.Refusal.unsafePart("..")),
+        ("/remote.php/dav/files/anna/Photos/%2e%2e/%2e%2e/etc/passwd", .unsafePart("..")),
+        ("/remote.php/dav/files/anna/Photos/a%2f..%2f..%2fb.jpg", .unsafePart("..")),
+        ("/remote.php/dav/files/anna/Photos/a//b.jpg", .unsafePart("")),
+        ("/remote.php/dav/files/anna/Photos/./b.jpg", .unsafePart(".")),
+        ("/remote.php/dav/files/anna/Photos/.kioskd-partial.jpg", .unsafePart(".kioskd-partial.jpg")),
+        ("/remote.php/dav/files/anna/Photos/a%00.jpg", .unsafePart("a\0.jpg")),
+        ("/remote.php/dav/files/anna/Photos/a%zz.jpg", .badEscape),
+        ("/remote.php/dav/files/anna/Photos/%ff%fe.jpg", .badEscape),
+        ("/remote.php/dav/files/bob/Photos/a.jpg", .outsideTheLibrary),
+        ("/remote.php/dav/files/anna/PhotosOther/a.jpg", .outsideTheLibrary),
+        ("/remote.php/dav/files/anna/Photos/", .empty),
+        ("/remote.php/dav/files/anna/Photos/" + String(repeating: "x", count: 256), .tooLong),
+        ("/remote.php/dav/files/anna/Photos/" + String(repeating: "d/", count: 33) + "a.jpg", .tooDeep),
+    ])
+    func aHostileNameIsRefused(href: String, refusal: RemotePath.Refusal) {
+        #expect(throws: refusal) { try RemotePath(href: href, base: base) }
+    }
+
+    /// Any href made of slashes, dots, escapes of both, NULs and letters:
+    /// what is accepted, joined to the cache's folder and resolved as the
+    /// kernel would (`..` up, `.` stays), is still inside it.
+    @Test func noNameEscapesTheCache() async {
+        let pieces = ["/", ".", "..", "%2e", "%2E", "%2f", "%2F", "%00", "%", "a", "b.jpg", "\\", "~", "%252e"]
+        await propertyCheck(count: 3000, input: Gen.int(in: 0...(pieces.count - 1)).array(of: 1...12)) { picks in
+            let href = "/dav/" + picks.map { pieces[$0] }.joined()
+            guard let path = try? RemotePath(href: href, base: "/dav/") else { return }
+            var resolved: [String] = ["cache"]
+            for part in path.relative.split(separator: "/", omittingEmptySubsequences: false) {
+                switch part {
+                case "..": resolved.removeLast()
+                case ".", "": continue
+                default: resolved.append(String(part))
+                }
+                #expect(!resolved.isEmpty && resolved[0] == "cache", "\(href) escapes as \(path.relative)")
+                if resolved.isEmpty { return }
+            }
+            #expect(resolved.count == path.parts.count + 1, "\(href): every part is a plain name")
+            #expect(!path.relative.contains("\0") && !path.relative.hasPrefix("/"))
+        }
+    }
+}
+
+@Suite struct MirrorPlanTests {
+    func file(_ relative: String, etag: String? = "e1", size: Int64 = 100) -> RemoteFile {
+        RemoteFile(path: try! RemotePath(href: "/dav/" + relative, base: "/dav/"), etag: etag, size: size)
+    }
+
+    /// New and changed files are fetched (a new ETag, or the same ETag with
+    /// another size), unchanged ones are not, and what left the server
+    /// leaves the cache.
+    @Test func newAndChangedFilesAreFetchedAndGoneOnesDeleted() {
+        let cached = [
+            "same.jpg": CachedFile(etag: "e1", size: 100), "retagged.jpg": CachedFile(etag: "e1", size: 100),
+            "resized.jpg": CachedFile(etag: "e1", size: 100), "gone.jpg": CachedFile(etag: "e1", size: 100),
+        ]
+        let plan = MirrorPlan(
+            listed: [file("same.jpg"), file("retagged.jpg", etag: "e2"), file("resized.jpg", size: 101), file("new.jpg")],
+            cached: cached, maxBytes: 1 << 30, maxItems: 10_000)
+        #expect(plan.fetch.map(\.path.relative) == ["new.jpg", "resized.jpg", "retagged.jpg"])
+        #expect(plan.delete == ["gone.jpg"])
+        #expect(plan.kept == 4 && plan.beyondBounds == 0)
+    }
+
+    /// The cache keeps the first files in the show's order (IMG_2 before
+    /// IMG_10) that fit its count and its bytes; the rest are not fetched,
+    /// and leave the cache if they were in it.
+    @Test func theCacheKeepsTheFirstFilesThatFitByCountAndByBytes() {
+        let listed = (1...12).map { file("IMG_\($0).jpg", size: 1000) }
+        let byCount = MirrorPlan(listed: listed, cached: ["IMG_12.jpg": CachedFile(etag: "e1", size: 1000)], maxBytes: 1 << 30, maxItems: 3)
+        #expect(byCount.fetch.map(\.path.relative) == ["IMG_1.jpg", "IMG_2.jpg", "IMG_3.jpg"])
+        #expect(byCount.delete == ["IMG_12.jpg"] && byCount.beyondBounds == 9)
+        let byBytes = MirrorPlan(listed: listed, cached: [:], maxBytes: 4500, maxItems: 10_000)
+        #expect(byBytes.fetch.map(\.path.relative) == ["IMG_1.jpg", "IMG_2.jpg", "IMG_3.jpg", "IMG_4.jpg"])
+    }
+
+    /// A 2 GB "photo" is never fetched, and is named for the log; the files after it still are.
+    @Test func aFileTooLargeIsNeverFetched() {
+        let plan = MirrorPlan(listed: [file("a.jpg"), file("huge.jpg", size: 2 << 30), file("z.jpg")], cached: [:], maxBytes: 1 << 40, maxItems: 10)
+        #expect(plan.fetch.map(\.path.relative) == ["a.jpg", "z.jpg"])
+        #expect(plan.tooLarge.map(\.path.relative) == ["huge.jpg"])
+    }
+}
