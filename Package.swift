@@ -110,6 +110,10 @@ let package = Package(
         .systemLibrary(
             name: "CMosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
+        // libcurl, loaded on first use: a server's photo library over HTTP and HTTPS.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Expat, loaded on first use: a WebDAV server's PROPFIND answers.
+        .systemLibrary(name: "CExpat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
         .systemLibrary(name: "CCEC"),
@@ -158,6 +162,10 @@ let package = Package(
 
         // An MQTT broker connection (libmosquitto) driven from the run loop: Home Assistant and fleets.
         .target(name: "MQTTClient", dependencies: ["SystemCalls", "CMosquitto"]),
+        // HTTP and HTTPS for the photo libraries on servers (libcurl's multi interface).
+        .target(name: "HTTPClient", dependencies: ["SystemCalls", "CCurl"]),
+        // A WebDAV server's PROPFIND answers (Expat).
+        .target(name: "DAVListing", dependencies: ["SystemCalls", "CExpat"]),
 
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
@@ -213,12 +221,15 @@ let package = Package(
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering", "KioskRendering", "KioskCore", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput", "SystemCalls"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "DAVListing", "KioskCore", "TestSupport", "WebServerSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // A real mosquitto for the MQTT tests and the benchmark, and clients to watch it.
-        .target(name: "BrokerSupport", dependencies: ["MQTTClient"], path: "Tests/BrokerSupport"),
+        .target(name: "BrokerSupport", dependencies: ["MQTTClient", "TestSupport"], path: "Tests/BrokerSupport"),
+        // A real web server (Debian's Apache with mod_dav) for the tests of the photo libraries on servers.
+        .target(name: "WebServerSupport", dependencies: ["TestSupport"], path: "Tests/WebServerSupport"),
         .testTarget(name: "LinuxPlatformTests", dependencies: ["LinuxPlatform", "SystemCalls", "CLinux", "TestSupport"]),
         .testTarget(
             name: "KioskAppTests",

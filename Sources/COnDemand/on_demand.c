@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <avif/avif.h>
+#include <curl/curlver.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
@@ -111,6 +112,21 @@
     F(ScalePlane) F(ScalePlane_16) F(I420ToARGB) F(I422ToARGB) F(I444ToARGB) F(J420ToARGB) F(J422ToARGB) F(J444ToARGB) \
     F(H420ToARGB) F(H422ToARGB) F(H444ToARGB) F(U420ToARGB) F(U422ToARGB) F(U444ToARGB)
 
+// libcurl, for the photo libraries on servers (HTTPClient): the multi
+// interface, one transfer at a time on a library's own thread.
+#define CURL_FUNCTIONS(F) \
+    F(curl_easy_cleanup) F(curl_easy_getinfo) F(curl_easy_init) F(curl_easy_setopt) F(curl_easy_strerror) \
+    F(curl_easy_unescape) F(curl_free) F(curl_url) F(curl_url_cleanup) F(curl_url_get) F(curl_url_set) \
+    F(curl_global_init) F(curl_multi_add_handle) F(curl_multi_cleanup) F(curl_multi_info_read) F(curl_multi_init) \
+    F(curl_multi_perform) F(curl_multi_poll) F(curl_multi_remove_handle) F(curl_multi_strerror) F(curl_multi_wakeup) \
+    F(curl_slist_append) F(curl_slist_free_all) F(curl_version_info)
+
+// Expat, for a WebDAV server's PROPFIND answers (DAVListing).
+#define EXPAT_FUNCTIONS(F) \
+    F(XML_ErrorString) F(XML_GetCurrentLineNumber) F(XML_GetErrorCode) F(XML_Parse) F(XML_ParserCreateNS) \
+    F(XML_ParserFree) F(XML_SetCharacterDataHandler) F(XML_SetElementHandler) F(XML_SetEntityDeclHandler) \
+    F(XML_SetUserData) F(XML_StopParser)
+
 // FFmpeg, for video clips (CFFmpeg's shim.h calls only these too).
 #define AVUTIL_FUNCTIONS(F) \
     F(av_dict_free) F(av_dict_get) F(av_dict_set) F(av_display_rotation_get) F(av_frame_alloc) F(av_frame_free) \
@@ -183,6 +199,8 @@ YUV_FUNCTIONS(DEFINE_JUMP)
 AVUTIL_FUNCTIONS(DEFINE_JUMP)
 AVCODEC_FUNCTIONS(DEFINE_JUMP)
 AVFORMAT_FUNCTIONS(DEFINE_JUMP)
+CURL_FUNCTIONS(DEFINE_JUMP)
+EXPAT_FUNCTIONS(DEFINE_JUMP)
 
 struct on_demand_function {
     const char *name;
@@ -206,6 +224,8 @@ static const struct on_demand_function yuv_functions[] = {YUV_FUNCTIONS(ENTRY)};
 static const struct on_demand_function avutil_functions[] = {AVUTIL_FUNCTIONS(ENTRY)};
 static const struct on_demand_function avcodec_functions[] = {AVCODEC_FUNCTIONS(ENTRY)};
 static const struct on_demand_function avformat_functions[] = {AVFORMAT_FUNCTIONS(ENTRY)};
+static const struct on_demand_function curl_functions[] = {CURL_FUNCTIONS(ENTRY)};
+static const struct on_demand_function expat_functions[] = {EXPAT_FUNCTIONS(ENTRY)};
 
 // libavif's soname follows its ABI: 0.11 is libavif.so.15, every 1.x so
 // far libavif.so.16. A test compares each soname here with the one the
@@ -245,6 +265,8 @@ static const struct {
     [on_demand_avutil] = {SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), avutil_functions, COUNT(avutil_functions)},
     [on_demand_avcodec] = {SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), avcodec_functions, COUNT(avcodec_functions)},
     [on_demand_avformat] = {SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), avformat_functions, COUNT(avformat_functions)},
+    [on_demand_curl] = {"libcurl.so.4", curl_functions, COUNT(curl_functions)},
+    [on_demand_expat] = {"libexpat.so.1", expat_functions, COUNT(expat_functions)},
 };
 
 // Recursive: a library's constructor may call one of its own functions.
@@ -253,6 +275,15 @@ static int opened[on_demand_library_count];
 
 const char *on_demand_soname(enum on_demand_library library) {
     return library < on_demand_library_count ? libraries[library].soname : "";
+}
+
+// libcurl's package took Debian's 64-bit time_t suffix with curl 8.5
+// (libcurl4t64 in Debian 13 and Ubuntu 24.04; libcurl4 in Debian 12).
+const char *on_demand_package(enum on_demand_library library) {
+#if LIBCURL_VERSION_NUM >= 0x080500
+    if (library == on_demand_curl) return "libcurl4t64";
+#endif
+    return NULL;
 }
 
 int on_demand_open(enum on_demand_library library, char *error, size_t size) {

@@ -15,6 +15,8 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
     case heif, avif, mosquitto, raqm, freeType, fontconfig, exempi, iptcData, webP, webPDemux, gif, spng, yuv
     /// FFmpeg's three, for video clips, opened together (``ImageCodecs``' `ClipCodec`).
     case avUtil, avCodec, avFormat
+    /// A server's photo library: HTTP (libcurl, with its TLS) and a WebDAV server's XML (Expat).
+    case curl, expat
 
     /// The soname opened: the one the headers kioskd was built with belong to.
     public var soname: String { String(cString: on_demand_soname(cLibrary)) }
@@ -22,8 +24,9 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
     /// The Debian package that installs it, named as Debian's policy names
     /// a shared library's package: the soname's name and number
     /// (libavif.so.16 in libavif16), with a hyphen between when the name
-    /// ends in a digit.
+    /// ends in a digit; or the name it was given for 64-bit time_t (libcurl4t64).
     public var package: String {
+        if let renamed = on_demand_package(cLibrary) { return String(cString: renamed) }
         let name = soname
         guard let range = name.firstRange(of: ".so.") else { return name }
         let base = name[..<range.lowerBound], number = name[range.upperBound...]
@@ -61,6 +64,8 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
         case .avUtil: on_demand_avutil
         case .avCodec: on_demand_avcodec
         case .avFormat: on_demand_avformat
+        case .curl: on_demand_curl
+        case .expat: on_demand_expat
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MQTTClient
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,34 +76,10 @@ public final class TestBroker {
         self.process = nil
     }
 
-    /// A port nothing listens on now: bound to 0, read back, let go.
-    public static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw BrokerFailure(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A port nothing listens on now (``LoopbackPort/free()``).
+    public static func freePort() throws -> Int { try LoopbackPort.free() }
 
-    /// 127.0.0.1:`port`, or another IPv4 `host`.
-    private static func loopback(port: Int, host: String = "127.0.0.1") -> sockaddr_in {
-        var address = in_addr()
-        inet_pton(AF_INET, host, &address)
-        return sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: address, sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-    }
-
-    private static func accepts(_ port: Int, at host: String) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = loopback(port: port, host: host)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
+    private static func accepts(_ port: Int, at host: String) -> Bool { LoopbackPort.accepts(port, at: host) }
 }
 
 /// Drives connections as kioskd's run loop does: poll each socket for

@@ -1,4 +1,3 @@
-import Foundation
 import KioskCore
 import Testing
 
@@ -13,62 +12,58 @@ import PropertyBased
 
     @Test(arguments: [
         ("/remote.php/dav/files/anna/Photos/2024/IMG_0001.jpg", "2024/IMG_0001.jpg"),
-        ("/remote.php/dav/files/anna/Photos/Summer%20%C3%A9t%C3%A9/a.jpg", "Summer été/a.jpg"),
-        ("https://cloud.example:8443/remote.php/dav/files/anna/Photos/b.jpg", "b.jpg"),
+        ("/remote.php/dav/files/anna/Photos/Summer été/a.jpg", "Summer été/a.jpg"),
         ("/remote.php/dav/files/anna/Photos/2024/", "2024"),
-        ("/remote.php/dav/files/anna/Photos/a.jpg?x=1", "a.jpg"),
+        ("/remote.php/dav/files/anna/Photos/a%zz.jpg", "a%zz.jpg"),
     ])
-    func aServersNameBecomesItsPathUnderTheCache(href: String, relative: String) throws {
-        #expect(try RemotePath(href: href, base: base).relative == relative)
+    func aServersNameBecomesItsPathUnderTheCache(path: String, relative: String) throws {
+        #expect(try RemotePath(path: path, base: base).relative == relative)
     }
 
     @Test(arguments: [
         ("/remote.php/dav/files/anna/Photos/../../../../etc/passwd", RemotePath.Refusal.unsafePart("..")),
-        ("/remote.php/dav/files/anna/Photos/%2e%2e/%2e%2e/etc/passwd", .unsafePart("..")),
-        ("/remote.php/dav/files/anna/Photos/a%2f..%2f..%2fb.jpg", .unsafePart("..")),
+        ("/remote.php/dav/files/anna/Photos/a/../../b.jpg", .unsafePart("..")),
         ("/remote.php/dav/files/anna/Photos/a//b.jpg", .unsafePart("")),
         ("/remote.php/dav/files/anna/Photos/./b.jpg", .unsafePart(".")),
         ("/remote.php/dav/files/anna/Photos/.kioskd-partial.jpg", .unsafePart(".kioskd-partial.jpg")),
-        ("/remote.php/dav/files/anna/Photos/a%00.jpg", .unsafePart("a\0.jpg")),
-        ("/remote.php/dav/files/anna/Photos/a%zz.jpg", .badEscape),
-        ("/remote.php/dav/files/anna/Photos/%ff%fe.jpg", .badEscape),
+        ("/remote.php/dav/files/anna/Photos/a\0.jpg", .unsafePart("a\0.jpg")),
         ("/remote.php/dav/files/bob/Photos/a.jpg", .outsideTheLibrary),
         ("/remote.php/dav/files/anna/PhotosOther/a.jpg", .outsideTheLibrary),
         ("/remote.php/dav/files/anna/Photos/", .empty),
         ("/remote.php/dav/files/anna/Photos/" + String(repeating: "x", count: 256), .tooLong),
         ("/remote.php/dav/files/anna/Photos/" + String(repeating: "d/", count: 33) + "a.jpg", .tooDeep),
     ])
-    func aHostileNameIsRefused(href: String, refusal: RemotePath.Refusal) {
-        #expect(throws: refusal) { try RemotePath(href: href, base: base) }
+    func aHostileNameIsRefused(path: String, refusal: RemotePath.Refusal) {
+        #expect(throws: refusal) { try RemotePath(path: path, base: base) }
     }
 
-    /// Any href made of slashes, dots, escapes of both, NULs and letters:
-    /// what is accepted, joined to the cache's folder and resolved as the
-    /// kernel would (`..` up, `.` stays), is still inside it.
+    /// Any path made of slashes, dots, NULs and letters: what is accepted,
+    /// joined to the cache's folder and resolved as the kernel would (`..`
+    /// up, `.` stays), is still inside it, and every part is a plain name.
     @Test func noNameEscapesTheCache() async {
-        let pieces = ["/", ".", "..", "%2e", "%2E", "%2f", "%2F", "%00", "%", "a", "b.jpg", "\\", "~", "%252e"]
+        let pieces = ["/", ".", "..", "\0", "a", "b.jpg", "\\", "~", "%2e", " "]
         await propertyCheck(count: 3000, input: Gen.int(in: 0...(pieces.count - 1)).array(of: 1...12)) { picks in
-            let href = "/dav/" + picks.map { pieces[$0] }.joined()
-            guard let path = try? RemotePath(href: href, base: "/dav/") else { return }
+            let path = "/dav/" + picks.map { pieces[$0] }.joined()
+            guard let accepted = try? RemotePath(path: path, base: "/dav/") else { return }
             var resolved: [String] = ["cache"]
-            for part in path.relative.split(separator: "/", omittingEmptySubsequences: false) {
+            for part in accepted.relative.split(separator: "/", omittingEmptySubsequences: false) {
                 switch part {
                 case "..": resolved.removeLast()
                 case ".", "": continue
                 default: resolved.append(String(part))
                 }
-                #expect(!resolved.isEmpty && resolved[0] == "cache", "\(href) escapes as \(path.relative)")
+                #expect(!resolved.isEmpty && resolved[0] == "cache", "\(path) escapes as \(accepted.relative)")
                 if resolved.isEmpty { return }
             }
-            #expect(resolved.count == path.parts.count + 1, "\(href): every part is a plain name")
-            #expect(!path.relative.contains("\0") && !path.relative.hasPrefix("/"))
+            #expect(resolved.count == accepted.parts.count + 1, "\(path): every part is a plain name")
+            #expect(!accepted.relative.contains("\0") && !accepted.relative.hasPrefix("/"))
         }
     }
 }
 
 @Suite struct MirrorPlanTests {
     func file(_ relative: String, etag: String? = "e1", size: Int64 = 100) -> RemoteFile {
-        RemoteFile(path: try! RemotePath(href: "/dav/" + relative, base: "/dav/"), etag: etag, size: size)
+        RemoteFile(path: try! RemotePath(path: "/dav/" + relative, base: "/dav/"), etag: etag, size: size)
     }
 
     /// New and changed files are fetched (a new ETag, or the same ETag with

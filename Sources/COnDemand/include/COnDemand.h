@@ -3,7 +3,8 @@
 // (libraqm, FreeType, fontconfig, with HarfBuzz, FriBidi and GLib), Exempi,
 // libiptcdata, libwebp, giflib, libspng (with zlib) or libyuv, which
 // together cost about 8 MB of resident memory; a show without video clips
-// never maps FFmpeg's libraries (with the codecs' own: dav1d, libvpx, x265).
+// never maps FFmpeg's libraries (with the codecs' own: dav1d, libvpx, x265);
+// a show without a server's library never maps libcurl (with its TLS) or Expat.
 //
 // Each function kioskd calls in them is a jump through a pointer
 // (on_demand.c); opening the library fills its pointers by dlsym. The
@@ -31,12 +32,18 @@ enum on_demand_library {
     on_demand_avutil,
     on_demand_avcodec,
     on_demand_avformat,
+    on_demand_curl,
+    on_demand_expat,
     on_demand_library_count
 };
 
 // The soname dlopen asks for: the one the headers kioskd was compiled
 // against belong to (libavif.so.15 on Debian 12, .16 on Debian 13).
 const char *on_demand_soname(enum on_demand_library library);
+
+// The Debian package that installs it, where the soname's rule does not
+// name it (a package renamed for 64-bit time_t); NULL where it does.
+const char *on_demand_package(enum on_demand_library library);
 
 // Opens the library and fills its functions' pointers, once; safe from any
 // thread. 0 when it is open; otherwise -1, with dlopen's or dlsym's words

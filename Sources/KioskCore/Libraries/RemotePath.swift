@@ -1,5 +1,3 @@
-import Foundation
-
 /// Where a server's file is kept in the library's cache: its path under
 /// the library's address, made safe to be a path on this machine's disk.
 ///
@@ -9,8 +7,9 @@ import Foundation
 /// a name of 10,000 bytes. Only what is left after these rules is ever
 /// joined to the cache's folder, so nothing a server says can write
 /// outside it:
-/// - the href's percent escapes are decoded once (an invalid escape, or
-///   bytes that are not UTF-8, refuse the name); a whole URL counts by its path;
+/// - the href's percent escapes are decoded once, before (an invalid
+///   escape, or bytes that are not UTF-8, refuse the name there); a whole
+///   URL counts by its path;
 /// - it must lie under the library's own path (its `base`);
 /// - what follows is split at `/`: an empty part (`a//b`), `.` and `..` are
 ///   refused, and so is a part that begins with `.` (hidden: kioskd's
@@ -34,11 +33,10 @@ public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
 
     /// Why a name is refused, for the log.
     public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
-        case badEscape, outsideTheLibrary, unsafePart(String), tooLong, tooDeep, empty
+        case outsideTheLibrary, unsafePart(String), tooLong, tooDeep, empty
 
         public var description: String {
             switch self {
-            case .badEscape: "an invalid percent escape, or bytes that are not UTF-8"
             case .outsideTheLibrary: "a path outside the library's own"
             case .unsafePart(let part): "a part that cannot be a file's name here (\(part.debugDescription))"
             case .tooLong: "a name longer than \(RemotePath.longestName) bytes"
@@ -48,12 +46,11 @@ public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The path of `href` under `base` (both as the server writes them:
-    /// `base` is the library's URL path, such as `/remote.php/dav/files/anna/Photos/`).
-    /// `href` may be a whole URL (`https://host/dav/...`): only its path counts.
-    public init(href: String, base: String) throws(Refusal) {
-        let decodedBase = try Self.decode(Self.pathOf(base))
-        let decoded = try Self.decode(Self.pathOf(href))
+    /// The path of a file under `base`: both decoded (the `href`'s percent
+    /// escapes undone once, by the HTTP library: ``HTTPClient``'s
+    /// `decodedPath(of:)`), `base` the library's own path, such as
+    /// `/remote.php/dav/files/anna/Photos/`.
+    public init(path decoded: String, base decodedBase: String) throws(Refusal) {
         let prefix = decodedBase.hasSuffix("/") ? decodedBase : decodedBase + "/"
         guard decoded.hasPrefix(prefix) else { throw .outsideTheLibrary }
         var rest = Substring(decoded.dropFirst(prefix.count))
@@ -67,22 +64,5 @@ public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
             guard part.utf8.count <= Self.longestName else { throw .tooLong }
         }
         self.parts = parts
-    }
-
-    /// The path of a URL (`https://host:443/a/b?q` is `/a/b`, by Foundation's
-    /// URL parser), or the text itself when it is a path.
-    static func pathOf(_ text: String) -> Substring {
-        guard text.contains("://") else {
-            return Substring(text).prefix { $0 != "?" && $0 != "#" }
-        }
-        guard let components = URLComponents(string: text) else { return Substring(text) }
-        return Substring(components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
-    }
-
-    /// Decodes `%XX` escapes once (Foundation's decoder); the bytes must be UTF-8.
-    static func decode(_ text: Substring) throws(Refusal) -> String {
-        guard text.contains("%") else { return String(text) }
-        guard let decoded = String(text).removingPercentEncoding else { throw .badEscape }
-        return decoded
     }
 }
