@@ -106,7 +106,11 @@ public final class HTTPClient: @unchecked Sendable {
         if let headers { try check(kioskd_curl_set_list(easy, CURLOPT_HTTPHEADER, headers)) }
         if let body = request.body {
             try check(kioskd_curl_set_size(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            try check(kioskd_curl_set_string(easy, CURLOPT_COPYPOSTFIELDS, String(decoding: body, as: UTF8.self)))
+            // Copied by curl now, as bytes (whatever they are), so the array need not outlive the call.
+            try check(body.withUnsafeBytes { bytes in
+                bytes.baseAddress.map { kioskd_curl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
+                    ?? kioskd_curl_set_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+            })
         }
         if let credentials = request.credentials {
             try check(kioskd_curl_set_string(easy, CURLOPT_USERNAME, credentials.username))
@@ -124,7 +128,7 @@ public final class HTTPClient: @unchecked Sendable {
         if transfer.cancelled || stopping.load(ordering: .acquiring) { throw .cancelled }
         if transfer.overflowed || code == CURLE_FILESIZE_EXCEEDED { throw .tooLarge(request.maximumBytes) }
         if let failure = transfer.sinkFailure { throw .sink(failure) }
-        guard code == CURLE_OK else { throw Self.error(for: code, url: request.url) }
+        guard code == CURLE_OK else { throw Self.error(for: code) }
         var status = 0
         _ = kioskd_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var type: UnsafeMutablePointer<CChar>?
@@ -158,7 +162,7 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     /// curl's words for a failure, sorted by what an operator does about it.
-    static func error(for code: CURLcode, url: String) -> HTTPError {
+    static func error(for code: CURLcode) -> HTTPError {
         let words = String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CONNECT_ERROR:

@@ -23,17 +23,7 @@ public enum AtomicFile {
         let temporary = Self.temporary(for: path)
         do {
             let file = try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
-            // (A Result: `withUnsafeBytes` does not carry a typed throw on Swift 6.0.)
-            try bytes.withUnsafeBytes { buffer in
-                Result { () throws(SystemCallError) in
-                    var written = 0
-                    while written < buffer.count {
-                        written += try retryingInterrupts("write", path: path) {
-                            Glibc.write(file.rawValue, buffer.baseAddress! + written, buffer.count - written)
-                        }
-                    }
-                }
-            }.get()
+            try file.write(all: bytes, path: path)
             try retryingInterrupts("fsync", path: path) { fsync(file.rawValue) }
             // A failed close can mean the data never reached the disk (NFS, a full USB stick).
             try file.close()
@@ -45,7 +35,7 @@ public enum AtomicFile {
         try flush(folder: split(path).folder)
     }
 
-    /// The temporary file a write to `path` by this process uses (tests).
+    /// The temporary file a write to `path` by this process uses.
     public static func temporary(for path: String) -> String {
         let (folder, name) = split(path)
         return folder + "/." + name + ".partial-\(getpid())"

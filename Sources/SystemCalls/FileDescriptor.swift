@@ -69,6 +69,22 @@ public struct FileDescriptor: ~Copyable {
         try retryingInterrupts("write") { Glibc.write(rawValue, buffer, count) }
     }
 
+    /// Writes all of `bytes`, in as many calls as the kernel takes (a short
+    /// write goes on where it stopped); `path` names the file in an error.
+    public func write(all bytes: [UInt8], path: String? = nil) throws(SystemCallError) {
+        // (A Result: `withUnsafeBytes` does not carry a typed throw on Swift 6.0.)
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemCallError) in
+                var written = 0
+                while written < buffer.count {
+                    written += try retryingInterrupts("write", path: path) {
+                        Glibc.write(rawValue, buffer.baseAddress! + written, buffer.count - written)
+                    }
+                }
+            }
+        }.get()
+    }
+
     /// Reads one fixed-size record (a timer's expiry count, a `signalfd_siginfo`):
     /// false when none was read (none waiting on a non-blocking descriptor, or a failure).
     public func readRecord<Record>(_ type: Record.Type, into record: inout Record) -> Bool {

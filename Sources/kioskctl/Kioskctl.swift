@@ -316,13 +316,7 @@ struct Screenshot: ParsableCommand {
     /// Writes `bytes` to `path` (made, or emptied first), as the user who runs kioskctl.
     private func save(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
         let file = try FileDescriptor(opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
-        var written = 0
-        while written < bytes.count {
-            let wrote = bytes.withUnsafeBytes { all in
-                Result { () throws(SystemCallError) in try file.write(from: all.baseAddress! + written, count: all.count - written) }
-            }
-            written += try wrote.get()
-        }
+        try file.write(all: bytes)
         try file.close()
     }
 }

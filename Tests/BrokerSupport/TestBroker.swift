@@ -19,7 +19,7 @@ public final class TestBroker {
 
     /// `port`: a given one (a test that had something else there first); else a free one.
     public init(anonymous: Bool = true, address: String = "127.0.0.1", port: Int? = nil, extra: (String) throws -> String = { _ in "" }) throws {
-        self.port = try port ?? Self.freePort()
+        self.port = try port ?? LoopbackPort.free()
         self.address = address
         folder = NSTemporaryDirectory() + "kioskd-mqtt-\(getpid())-\(self.port)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -50,7 +50,7 @@ public final class TestBroker {
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(30)
-        while !Self.accepts(port, at: address) {
+        while !LoopbackPort.accepts(port, at: address) {
             guard Date() < deadline, process.isRunning else { throw BrokerFailure(description: "mosquitto did not listen on port \(port)") }
             usleep(5_000)
         }
@@ -76,10 +76,6 @@ public final class TestBroker {
         self.process = nil
     }
 
-    /// A port nothing listens on now (``LoopbackPort/free()``).
-    public static func freePort() throws -> Int { try LoopbackPort.free() }
-
-    private static func accepts(_ port: Int, at host: String) -> Bool { LoopbackPort.accepts(port, at: host) }
 }
 
 /// Drives connections as kioskd's run loop does: poll each socket for

@@ -450,7 +450,7 @@ private func daemon(_ name: String, on broker: TestBroker, _ more: [String] = []
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw TestBroker.BrokerFailure(description: "openssl \(arguments) failed") }
         }
-        let tlsPort = try TestBroker.freePort()
+        let tlsPort = try LoopbackPort.free()
         let broker = try TestBroker { folder in
             for ca in ["ca", "stranger"] {
                 try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(ca).key", "-out", "\(ca).pem", "-days", "2",

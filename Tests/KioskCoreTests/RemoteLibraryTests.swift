@@ -63,7 +63,7 @@ import PropertyBased
 
 @Suite struct MirrorPlanTests {
     func file(_ relative: String, etag: String? = "e1", size: Int64 = 100) -> RemoteFile {
-        RemoteFile(path: try! RemotePath(path: "/dav/" + relative, base: "/dav/"), etag: etag, size: size)
+        RemoteFile(path: try! RemotePath(path: "/dav/" + relative, base: "/dav/"), version: FileVersion(etag: etag, size: size))
     }
 
     /// New and changed files are fetched (a new ETag, or the same ETag with
@@ -71,8 +71,8 @@ import PropertyBased
     /// leaves the cache.
     @Test func newAndChangedFilesAreFetchedAndGoneOnesDeleted() {
         let cached = [
-            "same.jpg": CachedFile(etag: "e1", size: 100), "retagged.jpg": CachedFile(etag: "e1", size: 100),
-            "resized.jpg": CachedFile(etag: "e1", size: 100), "gone.jpg": CachedFile(etag: "e1", size: 100),
+            "same.jpg": FileVersion(etag: "e1", size: 100), "retagged.jpg": FileVersion(etag: "e1", size: 100),
+            "resized.jpg": FileVersion(etag: "e1", size: 100), "gone.jpg": FileVersion(etag: "e1", size: 100),
         ]
         let plan = MirrorPlan(
             listed: [file("same.jpg"), file("retagged.jpg", etag: "e2"), file("resized.jpg", size: 101), file("new.jpg")],
@@ -87,7 +87,7 @@ import PropertyBased
     /// and leave the cache if they were in it.
     @Test func theCacheKeepsTheFirstFilesThatFitByCountAndByBytes() {
         let listed = (1...12).map { file("IMG_\($0).jpg", size: 1000) }
-        let byCount = MirrorPlan(listed: listed, cached: ["IMG_12.jpg": CachedFile(etag: "e1", size: 1000)], maxBytes: 1 << 30, maxItems: 3)
+        let byCount = MirrorPlan(listed: listed, cached: ["IMG_12.jpg": FileVersion(etag: "e1", size: 1000)], maxBytes: 1 << 30, maxItems: 3)
         #expect(byCount.fetch.map(\.path.relative) == ["IMG_1.jpg", "IMG_2.jpg", "IMG_3.jpg"])
         #expect(byCount.delete == ["IMG_12.jpg"] && byCount.beyondBounds == 9)
         let byBytes = MirrorPlan(listed: listed, cached: [:], maxBytes: 4500, maxItems: 10_000)

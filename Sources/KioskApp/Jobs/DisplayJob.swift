@@ -177,17 +177,15 @@ public struct DisplayJob {
         guard let images = settings.images else { throw .setup(.noImageFolder) }
         let libraries: [any PictureLibrary]
         do { libraries = try PictureLibraries.make(for: settings) } catch { throw .setup(.folder(error)) }
-        let first = PictureLibraries.firstListing(of: libraries)
         let stopLibraries = { libraries.forEach { $0.stop() } }
         let assembly: ShowAssembly
         do {
-            assembly = try ShowAssembly(
-                settings: settings, panel: display.screen.panelSize, listing: first ?? FolderListing(entries: [], notes: libraries.flatMap(\.firstNotes)))
+            assembly = try ShowAssembly(settings: settings, panel: display.screen.panelSize, listing: PictureLibraries.firstListing(of: libraries))
         } catch {
             stopLibraries()
             throw .setup(error)
         }
-        if first == nil {
+        if libraries.allSatisfy({ $0.firstListing == nil }) {
             log(.warning("the picture folder \(images) does not exist (yet): showing the background until it appears"))
         } else {
             for note in assembly.notes { log(.warning(note)) }

@@ -45,14 +45,13 @@ enum PictureLibraries {
         return [try FolderWatcher(root: images, settings: settings.folder)]
     }
 
-    /// Their first listings together, in the show's order, and their notes;
-    /// nil when none of them could be read.
-    static func firstListing(of libraries: [any PictureLibrary]) -> FolderListing? {
+    /// Their first listings together, in the show's order, and their notes
+    /// (empty for a library that could not be read then).
+    static func firstListing(of libraries: [any PictureLibrary]) -> FolderListing {
         let listed = libraries.compactMap(\.firstListing)
-        guard !listed.isEmpty else { return nil }
         let notes = libraries.flatMap(\.firstNotes)
         // One library's listing is sorted already (and pairs its Live Photos): taken as it is.
-        if listed.count == 1 { return FolderListing(entries: listed[0], notes: notes) }
+        if listed.count <= 1 { return FolderListing(entries: listed.first ?? [], notes: notes) }
         return FolderListing(entries: listed.joined().sorted(by: PlaylistEntry.precedes), notes: notes)
     }
 }

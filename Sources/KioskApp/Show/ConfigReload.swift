@@ -114,7 +114,7 @@ final class ConfigReload: SettingsReloading {
             do { made = try PictureLibraries.make(for: applied) } catch {
                 return refuse(verb, "cannot read the picture folder \(error)")
             }
-            listing = PictureLibraries.firstListing(of: made ?? []) ?? FolderListing(entries: [], notes: [])
+            listing = PictureLibraries.firstListing(of: made ?? [])
         }
         var screen: (any ShowScreen)?
         if newDisplay, let openDisplay {

@@ -1,27 +1,26 @@
-/// A file as a server lists it: where it goes in the cache, and what tells
-/// a change (its ETag and its size: a server that keeps an ETag across a
-/// rewrite still changes the size, and Apache's mod_dav does not change a
-/// folder's ETag when a file in it changes, so files are compared, never folders).
-public struct RemoteFile: Hashable, Sendable {
-    public var path: RemotePath
-    public var etag: String?
-    public var size: Int64
-
-    public init(path: RemotePath, etag: String?, size: Int64) {
-        self.path = path
-        self.etag = etag
-        self.size = size
-    }
-}
-
-/// What the cache holds of a file, as it was fetched.
-public struct CachedFile: Hashable, Sendable {
+/// What tells whether a file changed: its ETag and its size (a server that
+/// keeps an ETag across a rewrite still changes the size). Files are
+/// compared, never folders: Apache's mod_dav does not change a folder's
+/// ETag when a file in it changes. The cache's index keeps each file's
+/// version as it was fetched.
+public struct FileVersion: Hashable, Sendable {
     public var etag: String?
     public var size: Int64
 
     public init(etag: String?, size: Int64) {
         self.etag = etag
         self.size = size
+    }
+}
+
+/// A file as a server lists it: where it goes in the cache, and its version.
+public struct RemoteFile: Hashable, Sendable {
+    public var path: RemotePath
+    public var version: FileVersion
+
+    public init(path: RemotePath, version: FileVersion) {
+        self.path = path
+        self.version = version
     }
 }
 
@@ -51,24 +50,25 @@ public struct MirrorPlan: Equatable, Sendable {
     /// Files too large to fetch.
     public var tooLarge: [RemoteFile] = []
 
-    public init(listed: [RemoteFile], cached: [String: CachedFile], maxBytes: Int64, maxItems: Int) {
+    /// `cached`: the version of each file in the cache, by its relative path.
+    public init(listed: [RemoteFile], cached: [String: FileVersion], maxBytes: Int64, maxItems: Int) {
         let largest = min(Self.largestFile, maxBytes)
         var keeping: Set<String> = []
         var bytes: Int64 = 0
         for file in listed.sorted(by: { NaturalOrder.precedes(path: $0.path.relative, $1.path.relative) }) {
-            guard file.size <= largest, file.size >= 0 else {
+            let size = file.version.size
+            guard size <= largest, size >= 0 else {
                 tooLarge.append(file)
                 continue
             }
-            guard keeping.count < maxItems, bytes + file.size <= maxBytes else {
+            guard keeping.count < maxItems, bytes + size <= maxBytes else {
                 beyondBounds += 1
                 continue
             }
             let relative = file.path.relative
             guard keeping.insert(relative).inserted else { continue }
-            bytes += file.size
-            if let held = cached[relative], held.etag == file.etag, held.size == file.size { continue }
-            fetch.append(file)
+            bytes += size
+            if cached[relative] != file.version { fetch.append(file) }
         }
         kept = keeping.count
         delete = cached.keys.filter { !keeping.contains($0) }.sorted { NaturalOrder.precedes(path: $0, $1) }
