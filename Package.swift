@@ -183,7 +183,7 @@ let package = Package(
             name: "KioskApp",
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "LinuxPlatform",
-                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC", "MQTTClient", "TextRendering",
+                "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC", "MQTTClient", "TextRendering", "HTTPClient", "DAVListing",
             ]),
 
         .executableTarget(
@@ -235,7 +235,7 @@ let package = Package(
             name: "KioskAppTests",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
-                "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport",
+                "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport", "WebServerSupport",
                 "TestSupport",
             ]),
     ],

@@ -116,7 +116,7 @@
 // interface, one transfer at a time on a library's own thread.
 #define CURL_FUNCTIONS(F) \
     F(curl_easy_cleanup) F(curl_easy_getinfo) F(curl_easy_init) F(curl_easy_setopt) F(curl_easy_strerror) \
-    F(curl_easy_unescape) F(curl_free) F(curl_url) F(curl_url_cleanup) F(curl_url_get) F(curl_url_set) \
+    F(curl_easy_escape) F(curl_easy_unescape) F(curl_free) F(curl_url) F(curl_url_cleanup) F(curl_url_get) F(curl_url_set) \
     F(curl_global_init) F(curl_multi_add_handle) F(curl_multi_cleanup) F(curl_multi_info_read) F(curl_multi_init) \
     F(curl_multi_perform) F(curl_multi_poll) F(curl_multi_remove_handle) F(curl_multi_strerror) F(curl_multi_wakeup) \
     F(curl_slist_append) F(curl_slist_free_all) F(curl_version_info)

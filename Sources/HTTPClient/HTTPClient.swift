@@ -71,6 +71,21 @@ public final class HTTPClient: @unchecked Sendable {
         return String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self)
     }
 
+    /// `decoded` (a path, its escapes undone) escaped again for a URL, one
+    /// part at a time by libcurl (everything but letters, digits and
+    /// `-._~`), its slashes kept: the one form kioskd asks a server for a
+    /// file or folder it listed, whatever form the server wrote it in.
+    public static func escapedPath(_ decoded: String) -> String? {
+        guard (try? OnDemandLibrary.curl.open()) != nil else { return nil }
+        var parts: [String] = []
+        for part in decoded.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let escaped = curl_easy_escape(nil, String(part), Int32(clamping: part.utf8.count)) else { return nil }
+            parts.append(String(cString: escaped))
+            curl_free(escaped)
+        }
+        return parts.joined(separator: "/")
+    }
+
     /// Stops the transfer under way (from any thread), and every one after:
     /// each ends with ``HTTPError/cancelled``.
     public func cancel() {

@@ -20,19 +20,54 @@ public enum AtomicFile {
     /// Replaces the file at `path` with `bytes` (made with `mode` when new;
     /// the umask applies).
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(SystemCallError) {
-        let temporary = Self.temporary(for: path)
         do {
-            let file = try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
-            try file.write(all: bytes, path: path)
-            try retryingInterrupts("fsync", path: path) { fsync(file.rawValue) }
-            // A failed close can mean the data never reached the disk (NFS, a full USB stick).
-            try file.close()
-            try retryingInterrupts("rename", path: path) { rename(temporary, path) }
+            try write(to: path, mode: mode) { (file) throws(SystemCallError) in try file.write(all: bytes, path: path) }
+        } catch {
+            switch error {
+            case .system(let failure), .filling(let failure): throw failure
+            }
+        }
+    }
+
+    /// Replaces the file at `path` with what `fill` writes into the
+    /// temporary (a download, as it arrives). When `fill` throws, or any
+    /// step after it fails, the temporary is removed and the file is left
+    /// as it was.
+    public static func write<FillFailure: Error>(
+        to path: String, mode: mode_t = 0o644, _ fill: (borrowing FileDescriptor) throws(FillFailure) -> Void
+    ) throws(Failure<FillFailure>) {
+        let temporary = Self.temporary(for: path)
+        do throws(Failure<FillFailure>) {
+            let file = try open(temporary, mode: mode, failing: FillFailure.self)
+            do { try fill(file) } catch { throw Failure<FillFailure>.filling(error) }
+            do {
+                try retryingInterrupts("fsync", path: path) { fsync(file.rawValue) }
+                // A failed close can mean the data never reached the disk (NFS, a full USB stick).
+                try file.close()
+                try retryingInterrupts("rename", path: path) { rename(temporary, path) }
+            } catch {
+                throw Failure<FillFailure>.system(error)
+            }
         } catch {
             unlink(temporary)
             throw error
         }
-        try flush(folder: split(path).folder)
+        do { try flush(folder: split(path).folder) } catch { throw .system(error) }
+    }
+
+    /// The temporary, opened to be written.
+    private static func open<FillFailure: Error>(
+        _ temporary: String, mode: mode_t, failing: FillFailure.Type
+    ) throws(Failure<FillFailure>) -> FileDescriptor {
+        do { return try FileDescriptor(opening: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode) } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Why a ``write(to:mode:_:)`` failed: a call it made, or what filled the file.
+    public enum Failure<FillFailure: Error>: Error {
+        case system(SystemCallError)
+        case filling(FillFailure)
     }
 
     /// The temporary file a write to `path` by this process uses.

@@ -1,4 +1,5 @@
 import KioskCore
+import TestSupport
 import Testing
 
 #if canImport(PropertyBased)
@@ -27,6 +28,7 @@ import PropertyBased
         ("/remote.php/dav/files/anna/Photos/./b.jpg", .unsafePart(".")),
         ("/remote.php/dav/files/anna/Photos/.kioskd-partial.jpg", .unsafePart(".kioskd-partial.jpg")),
         ("/remote.php/dav/files/anna/Photos/a\0.jpg", .unsafePart("a\0.jpg")),
+        ("/remote.php/dav/files/anna/Photos/a\nb.jpg", .unsafePart("a\nb.jpg")),
         ("/remote.php/dav/files/bob/Photos/a.jpg", .outsideTheLibrary),
         ("/remote.php/dav/files/anna/PhotosOther/a.jpg", .outsideTheLibrary),
         ("/remote.php/dav/files/anna/Photos/", .empty),
@@ -99,5 +101,99 @@ import PropertyBased
         let plan = MirrorPlan(listed: [file("a.jpg"), file("huge.jpg", size: 2 << 30), file("z.jpg")], cached: [:], maxBytes: 1 << 40, maxItems: 10)
         #expect(plan.fetch.map(\.path.relative) == ["a.jpg", "z.jpg"])
         #expect(plan.tooLarge.map(\.path.relative) == ["huge.jpg"])
+    }
+}
+
+/// The mirror's index (``MirrorIndex``): written and read back whole; an
+/// index of another version, another address, or a damaged one, is not
+/// misread but refused, so the library starts a fresh mirror.
+@Suite struct MirrorIndexTests {
+    let source = "https://cloud.example/remote.php/dav/files/anna/Photos/"
+    let index = MirrorIndex(source: "https://cloud.example/remote.php/dav/files/anna/Photos/", files: [
+        "2024/summer été/IMG_0001.jpg": FileVersion(etag: "\"5f2a-1c3b\"", size: 2_481_733),
+        "a b.png": FileVersion(etag: nil, size: 0),
+        "W/weak.jpg": FileVersion(etag: "W/\"x y\"", size: 12),
+    ])
+
+    @Test func anIndexReadsBackAsItWasWritten() {
+        #expect(MirrorIndex.read(index.encoded, source: source) == index)
+        #expect(MirrorIndex.read(MirrorIndex(source: source).encoded, source: source) == MirrorIndex(source: source))
+        #expect(String(decoding: index.encoded, as: UTF8.self).hasPrefix("kioskd-mirror 1\nsource \(source)\n"))
+    }
+
+    @Test func anIndexOfAnotherVersionOrAddressOrDamagedIsRefused() {
+        let other = Array("kioskd-mirror 2".utf8) + index.encoded.dropFirst("kioskd-mirror 1".utf8.count)
+        #expect(MirrorIndex.read(other, source: source) == nil, "another version")
+        #expect(MirrorIndex.read(index.encoded, source: source + "Other/") == nil, "another address")
+        #expect(MirrorIndex.read(Array(index.encoded.dropLast(5)), source: source) == nil, "cut short (no final newline)")
+        #expect(MirrorIndex.read(index.encoded + Array("12\tonly two fields\n".utf8), source: source) == nil)
+        #expect(MirrorIndex.read(index.encoded + Array("-3\t-\ta.jpg\n".utf8), source: source) == nil, "a negative size")
+        #expect(MirrorIndex.read(index.encoded + [0xFF, 0x0A], source: source) == nil, "not UTF-8")
+        #expect(MirrorIndex.read([], source: source) == nil)
+    }
+
+    @Test func anETagNoIndexLineCanHoldIsTakenAsNone() {
+        #expect(FileVersion.listed(etag: "\"a\tb\"", size: 3) == FileVersion(etag: nil, size: 3))
+        #expect(FileVersion.listed(etag: "\"a\nb\"", size: 3) == FileVersion(etag: nil, size: 3))
+        #expect(FileVersion.listed(etag: "", size: 3) == FileVersion(etag: nil, size: 3))
+        #expect(FileVersion.listed(etag: "\"ok\"", size: 3) == FileVersion(etag: "\"ok\"", size: 3))
+    }
+}
+
+/// `[webdav]` and the cache's settings, as an operator writes them.
+@Suite struct ServerLibrarySettingsTests {
+    @Test func aServersAddressIsAnHTTPFolderWithoutCredentials() throws {
+        let nextcloud = try ServerAddress(parsing: "https://Cloud.example:8443/remote.php/dav/files/anna/Photos")
+        #expect(nextcloud.origin == "https://Cloud.example:8443" && nextcloud.path == "/remote.php/dav/files/anna/Photos/")
+        #expect(nextcloud.description == "https://Cloud.example:8443/remote.php/dav/files/anna/Photos/" && nextcloud.usesTLS)
+        #expect(try ServerAddress(parsing: "http://nas.local").path == "/")
+        #expect(throws: ServerAddress.Problem.credentials) { try ServerAddress(parsing: "https://anna:secret@cloud.example/dav/") }
+        #expect(throws: ServerAddress.Problem.scheme) { try ServerAddress(parsing: "ftp://nas.local/photos/") }
+        #expect(throws: ServerAddress.Problem.scheme) { try ServerAddress(parsing: "file:///etc/") }
+        #expect(throws: ServerAddress.Problem.noHost) { try ServerAddress(parsing: "https:///photos/") }
+        #expect(throws: ServerAddress.Problem.queryOrFragment) { try ServerAddress(parsing: "https://nas.local/photos/?x=1") }
+        #expect(throws: ServerAddress.Problem.controlCharacter) { try ServerAddress(parsing: "https://nas.local/my photos/") }
+    }
+
+    @Test func theWebDAVTableReadsAndWritesBack() throws {
+        var settings = KioskSettings()
+        #expect(settings.webdav.url == nil && settings.webdav.poll == 300)
+        #expect(settings.libraryCache.maxBytes == 1_000_000_000 && settings.libraryCache.maxItems == 10_000)
+        try settings.set("webdav", to: .table([
+            "url": .string("https://cloud.example/remote.php/dav/files/kiosk/Photos/"), "username": .string("kiosk"),
+            "password_file": .string("webdav-password"), "poll": .string("30s"),
+        ]))
+        #expect(settings.webdav.poll == 30 && settings.webdav.username == "kiosk" && settings.webdav.problem == nil)
+        #expect(settings.writtenValue(of: "webdav.poll") == .string("30s"))
+        #expect(settings.writtenValue(of: "webdav.url") == .string("https://cloud.example/remote.php/dav/files/kiosk/Photos/"))
+        let tooOften = expectError(SettingError.self) { try settings.set("webdav.poll", to: .string("5s")) }
+        #expect(tooOften?.description.contains("10 seconds to 24 hours") == true)
+        #expect(expectError(SettingError.self) { try settings.set("webdav.url", to: .string("https://a:b@cloud.example/")) }?
+            .description.contains("username and password_file") == true)
+        try settings.set("webdav.ca_file", to: .string("/etc/kioskd/home-ca.pem"))
+        try settings.set("webdav.url", to: .string("http://nas.local/photos/"))
+        #expect(settings.webdav.problem == "webdav.ca_file is for https:// servers; http://nas.local/photos/ is plain http")
+    }
+
+    @Test(arguments: [
+        ("1GB", Int64(1_000_000_000)), ("500MB", 500_000_000), ("2GiB", 2_147_483_648), ("1.5 GB", 1_500_000_000), ("64TB", 64_000_000_000_000),
+        ("5000000", 5_000_000), ("2gb", 2_000_000_000),
+    ])
+    func aCacheSizeIsWrittenAsACardsSizeIs(text: String, bytes: Int64) throws {
+        var settings = KioskSettings()
+        try settings.set("cache_max", to: .string(text))
+        #expect(settings.libraryCache.maxBytes == bytes)
+    }
+
+    @Test func cacheBoundsOutsideTheirRangeAreRefused() throws {
+        var settings = KioskSettings()
+        for bad in ["100KB", "65TB", "lots", "-1GB", "GB"] {
+            #expect(expectError(SettingError.self) { try settings.set("cache_max", to: .string(bad)) } != nil, "\(bad)")
+        }
+        try settings.set("cache_max", to: .integer(2_000_000_000))
+        #expect(settings.writtenValue(of: "cache_max") == .string("2GB"))
+        #expect(expectError(SettingError.self) { try settings.set("cache_items", to: .integer(0)) } != nil)
+        try settings.set("cache_items", to: .integer(500))
+        #expect(settings.libraryCache.maxItems == 500)
     }
 }

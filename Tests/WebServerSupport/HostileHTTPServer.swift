@@ -22,7 +22,26 @@ public final class HostileHTTPServer: @unchecked Sendable {
     }
 
     /// `behave` is given each connection's socket, and whether to stop.
-    public init(_ behave: @escaping @Sendable (_ socket: Int32, _ stopping: () -> Bool) -> Void) throws {
+    public convenience init(_ behave: @escaping @Sendable (_ socket: Int32, _ stopping: () -> Bool) -> Void) throws {
+        try self.init(reading: { socket, _, stopping in behave(socket, stopping) })
+    }
+
+    /// A server that answers each request (one per connection) with the
+    /// bytes `answer` makes of its head (`PROPFIND /photos/ HTTP/1.1...`),
+    /// then closes: a hostile WebDAV server's listing, and its files.
+    public convenience init(answering answer: @escaping @Sendable (_ head: String) -> [UInt8]) throws {
+        try self.init(reading: { socket, head, _ in
+            let bytes = answer(head)
+            _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(socket, Int32(SHUT_WR))
+            // Drains what the client still sends (a PROPFIND's body), so the close is not a reset.
+            var byte = [UInt8](repeating: 0, count: 4096)
+            var idle = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            while poll(&idle, 1, 1000) == 1, read(socket, &byte, byte.count) > 0 {}
+        })
+    }
+
+    private init(reading behave: @escaping @Sendable (_ socket: Int32, _ head: String, _ stopping: () -> Bool) -> Void) throws {
         port = try LoopbackPort.free()
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -41,8 +60,8 @@ public final class HostileHTTPServer: @unchecked Sendable {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { continue }
                 Thread {
-                    Self.readHead(connection)
-                    behave(connection) { stopping.isRaised }
+                    let head = Self.readHead(connection)
+                    behave(connection, head) { stopping.isRaised }
                     close(connection)
                 }.start()
             }
@@ -55,14 +74,15 @@ public final class HostileHTTPServer: @unchecked Sendable {
         close(listener)
     }
 
-    /// Reads until the blank line that ends a request's head (or 64 KB).
-    private static func readHead(_ socket: Int32) {
+    /// Reads until the blank line that ends a request's head (or 64 KB); the head.
+    private static func readHead(_ socket: Int32) -> String {
         var seen: [UInt8] = []
         var byte: UInt8 = 0
         while seen.count < 65_536, read(socket, &byte, 1) == 1 {
             seen.append(byte)
-            if seen.count >= 4, seen.suffix(4).elementsEqual([13, 10, 13, 10]) { return }
+            if seen.count >= 4, seen.suffix(4).elementsEqual([13, 10, 13, 10]) { break }
         }
+        return String(decoding: seen, as: UTF8.self)
     }
 
     /// Sends `text` whole; false once the other side has gone.

@@ -171,11 +171,7 @@ final class ControlCommands {
         status.picturesWaiting = show.strip.waitingOnScreen
         status.clip = show.strip.clip
         let libraries = controller.libraries
-        status.libraries = libraries.map { library in
-            let assets = library.assets(in: show.playlist, alone: libraries.count == 1)
-            // A folder's pictures are all on this machine's disk.
-            return library.object(assets: assets, cached: assets)
-        }
+        status.libraries = libraries.map { $0.object(in: show.playlist, alone: libraries.count == 1) }
         return status
     }
 }

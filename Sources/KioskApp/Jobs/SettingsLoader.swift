@@ -52,6 +52,12 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
     if let problem = explained.settings.mqtt.problem {
         throw SettingError(setting: "mqtt", value: explained.settings.mqtt.broker?.description ?? "none", reason: problem)
     }
+    if let problem = explained.settings.webdav.problem {
+        throw SettingError(setting: "webdav", value: explained.settings.webdav.url?.description ?? "none", reason: problem)
+    }
+    if let url = explained.settings.webdav.url, explained.settings.stateDirectory == nil {
+        throw SettingError(setting: "webdav.url", value: url.description, reason: "a server's pictures are cached under state_dir, which is \"none\": give it a folder")
+    }
     // Key names are the kernel's: libevdev knows them all.
     for name in explained.settings.input.keys.keys.sorted() where keyCode(named: name) == nil {
         let error = SettingError(setting: "keys", value: name, reason: "the kernel has no key named \(name); use the names evtest shows, e.g. KEY_F5")

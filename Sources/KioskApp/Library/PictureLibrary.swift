@@ -26,12 +26,19 @@ protocol PictureLibrary: AnyObject {
     func take() -> [FolderNews]
     /// Asks its thread to end.
     func stop()
+    /// A server's: poll this for readability when its state or counts
+    /// changed (``takeReport()``). Nil for a folder, whose state follows its news.
+    var reportFD: Int32? { get }
+    /// Its state and counts as they are now, if they changed since the last call. Never waits.
+    func takeReport() -> LibraryReport?
 }
 
 extension FolderWatcher: PictureLibrary {
     var kind: LibraryKind { .folder }
     var source: String { root }
     var scope: String { LibraryStatus.scope(ofFolder: root) }
+    var reportFD: Int32? { nil }
+    func takeReport() -> LibraryReport? { nil }
 }
 
 /// The libraries the settings name, made (and first listed) in their order.
@@ -41,8 +48,15 @@ enum PictureLibraries {
     /// Makes them; throws what stops the first that cannot be made (a
     /// folder that exists but cannot be read), after stopping those made.
     static func make(for settings: KioskSettings) throws(SystemCallError) -> [any PictureLibrary] {
-        guard let images = settings.images else { return [] }
-        return [try FolderWatcher(root: images, settings: settings.folder)]
+        var made: [any PictureLibrary] = []
+        do {
+            if let images = settings.images { made.append(try FolderWatcher(root: images, settings: settings.folder)) }
+            if let webdav = ServerLibrary.webDAV(for: settings) { made.append(try webdav()) }
+        } catch {
+            made.forEach { $0.stop() }
+            throw error
+        }
+        return made
     }
 
     /// Their first listings together, in the show's order, and their notes

@@ -181,22 +181,7 @@ final class MQTTLink {
 
     /// The password file's first line; a bare name is a systemd credential.
     static func readPassword(_ file: String) throws(Failure) -> String {
-        var path = file
-        if !file.contains("/") {
-            guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }) else {
-                throw Failure(description: "the password file \"\(file)\" is a credential's name, but systemd gave kioskd no credentials (LoadCredential=mqtt-password:...)")
-            }
-            path = directory + "/" + file
-        }
-        let bytes: [UInt8]
-        do { bytes = try readWholeFile(path, limit: 4096) } catch {
-            throw Failure(description: "cannot read the password file \(path): \(error.why)")
-        }
-        let line = bytes.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
-        guard let password = String(validating: line, as: UTF8.self) else {
-            throw Failure(description: "the password file \(path) is not UTF-8 text")
-        }
-        return password
+        do { return try CredentialFile.firstLine(of: file) } catch { throw Failure(description: error.description) }
     }
 
     private func takeArrivals() {

@@ -1,4 +1,5 @@
 import KioskCore
+import LinuxPlatform
 
 extension ShowEvent {
     /// The operator's log line for this event, or nil when it is not worth
@@ -34,6 +35,17 @@ extension ShowEvent {
             return .warning(line)
         case .panningChanged(let line):
             return .info(line)
+        case .libraryChanged(let library, let reason):
+            let name = "library \(library.kind.rawValue) \(library.source)"
+            let cached = library.counts.map { "showing its \($0.cached) cached picture(s)" } ?? ""
+            switch library.state {
+            case .online:
+                return .info(name + " online" + (library.counts.map { ": \($0.listed) picture(s), \($0.cached) in the cache" } ?? ""))
+            case .offline:
+                return .warning("\(name) offline since \(Self.localTime(library.since)): \(reason ?? "no answer"); \(cached), asking again")
+            case .refused:
+                return .warning("\(name) refused since \(Self.localTime(library.since)): \(reason ?? "refused"); \(cached), asking again later")
+            }
         case .folderNote(let line):
             return .warning(line)
         case .settingsApplied:
@@ -82,6 +94,16 @@ extension ShowEvent {
             }
             return LogLine(line)
         }
+    }
+}
+
+extension ShowEvent {
+    /// Unix time `utc` as the kiosk's local time of day, `13:05:12` (the journal gives the date).
+    static func localTime(_ utc: Int64) -> String {
+        let local = utc + Int64(localUTCOffset(at: utc))
+        let seconds = Int((local % 86_400 + 86_400) % 86_400)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
     }
 }
 

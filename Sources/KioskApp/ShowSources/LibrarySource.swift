@@ -18,6 +18,8 @@ final class LibrarySource: ShowSource {
     private var registrations: [Registration] = []
     /// Each library's state, in `libraries`' order; given to the controller as it changes.
     private(set) var statuses: [LibraryStatus]
+    /// Why each server library is not online, as last reported (a new reason is a line in the log).
+    private var reasons: [Int: String] = [:]
     /// Unix time now (tests set it).
     let wallClock: () -> Int64
 
@@ -29,9 +31,14 @@ final class LibrarySource: ShowSource {
 
     private static func statuses(of libraries: [any PictureLibrary], at now: Int64) -> [LibraryStatus] {
         libraries.map { library in
-            LibraryStatus(
+            var status = LibraryStatus(
                 kind: library.kind, source: library.source, state: library.firstListing == nil ? .offline : .online, since: now,
                 scope: library.scope)
+            if let report = library.takeReport() {
+                status.state = report.state
+                status.counts = (report.listed, report.cached)
+            }
+            return status
         }
     }
 
@@ -48,6 +55,11 @@ final class LibrarySource: ShowSource {
             registrations.append(try loop.register(library.readyFD, name: "library \(library.source)") { [unowned self] _ in
                 take(libraries[index].take(), from: index, controller: controller)
             })
+            if let reportFD = library.reportFD {
+                registrations.append(try loop.register(reportFD, name: "library \(library.source)'s state") { [unowned self] _ in
+                    if let report = libraries[index].takeReport() { take(report, from: index, controller: controller) }
+                })
+            }
         }
     }
 
@@ -57,6 +69,7 @@ final class LibrarySource: ShowSource {
         registrations = []
         stop()
         libraries = newLibraries
+        reasons = [:]
         statuses = Self.statuses(of: newLibraries, at: wallClock())
         controller?.libraries = statuses
         try register()
@@ -64,6 +77,20 @@ final class LibrarySource: ShowSource {
 
     /// Stops every library's thread.
     func stop() { libraries.forEach { $0.stop() } }
+
+    /// A server library's state and counts: `status` follows them, and a
+    /// change of state (or of why it is not online) is a line in the log.
+    func take(_ report: LibraryReport, from index: Int, controller: ShowController) {
+        guard statuses.indices.contains(index) else { return }
+        let changed = statuses[index].change(to: report.state, at: wallClock())
+        statuses[index].counts = (report.listed, report.cached)
+        controller.libraries = statuses
+        if changed || report.reason != reasons[index] {
+            controller.publish(.libraryChanged(statuses[index], reason: report.reason))
+        }
+        reasons[index] = report.reason
+        report.notes.forEach { controller.publish(.folderNote($0)) }
+    }
 
     /// Hands the show library `index`'s `news`.
     func take(_ news: [FolderNews], from index: Int, controller: ShowController) {

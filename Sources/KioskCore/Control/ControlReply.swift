@@ -201,6 +201,8 @@ extension ShowEvent {
             return ["event": "playlist", "count": .int(count), "added": .int(added), "removed": .int(removed)]
         case .folderGone: return ["event": "folder_gone"]
         case .folderBack(_, let count): return ["event": "folder_back", "count": .int(count)]
+        case .libraryChanged(let library, _):
+            return ["event": "library", "kind": .string(library.kind.rawValue), "source": .string(library.source), "state": .string(library.state.rawValue)]
         case .displayLost(let reason): return ["event": "display_lost", "reason": .string(reason)]
         case .displayBack: return ["event": "display_back"]
         case .panelChanged(let state, _): return ["event": "panel", "panel": .string(state.rawValue)]

@@ -34,6 +34,14 @@ public struct LibraryStatus: Equatable, Sendable {
     /// The beginning of every id this library gives its pictures: a folder's
     /// path with a `/` after it. No two libraries' scopes begin one another.
     public var scope: String
+    /// A server library's own counts (what it lists, what is on disk);
+    /// nil for a folder, whose pictures are counted in the playlist.
+    public var counts: (listed: Int, cached: Int)?
+
+    public static func == (a: LibraryStatus, b: LibraryStatus) -> Bool {
+        a.kind == b.kind && a.source == b.source && a.state == b.state && a.since == b.since && a.scope == b.scope
+            && a.counts?.listed == b.counts?.listed && a.counts?.cached == b.counts?.cached
+    }
 
     public init(kind: LibraryKind, source: String, state: LibraryState, since: Int64, scope: String) {
         self.kind = kind
@@ -60,6 +68,15 @@ public struct LibraryStatus: Equatable, Sendable {
         alone ? playlist.count : playlist.files.reduce(0) { $0 + ($1.hasPrefix(scope) ? 1 : 0) }
     }
 
+    /// Its object in `libraries`: a server's own counts, else (a folder)
+    /// its pictures in `playlist` (every one when it is the only library),
+    /// all of them on disk.
+    public func object(in playlist: Playlist, alone: Bool) -> JSONValue {
+        if let counts { return object(assets: counts.listed, cached: counts.cached) }
+        let assets = assets(in: playlist, alone: alone)
+        return object(assets: assets, cached: assets)
+    }
+
     /// Its object in `libraries`; `assets` counted in the playlist, `cached` those on disk.
     public func object(assets: Int, cached: Int) -> JSONValue {
         .object([
@@ -70,5 +87,28 @@ public struct LibraryStatus: Equatable, Sendable {
             "assets": .int(assets),
             "cached": .int(cached),
         ])
+    }
+}
+
+/// What a server library tells the show about itself as it changes: its
+/// state, why (for the log: `unreachable: Could not connect to server`),
+/// how many pictures the server lists, and how many are in the cache.
+public struct LibraryReport: Equatable, Sendable {
+    public var state: LibraryState
+    /// Why it is offline or refused; nil when online.
+    public var reason: String?
+    /// The pictures the server lists (the last time it answered).
+    public var listed: Int
+    /// The pictures on this machine's disk, shown offline too.
+    public var cached: Int
+    /// Lines for the log since the last report (entries passed over, files too large, a full disk).
+    public var notes: [String]
+
+    public init(state: LibraryState, reason: String? = nil, listed: Int, cached: Int, notes: [String] = []) {
+        self.state = state
+        self.reason = reason
+        self.listed = listed
+        self.cached = cached
+        self.notes = notes
     }
 }

@@ -14,7 +14,7 @@
 /// - what follows is split at `/`: an empty part (`a//b`), `.` and `..` are
 ///   refused, and so is a part that begins with `.` (hidden: kioskd's
 ///   own temporaries are hidden files, and the live folder never shows
-///   one), that holds a NUL, or that is longer than ``longestName`` bytes;
+///   one), that holds a control character (a NUL, a newline), or that is longer than ``longestName`` bytes;
 /// - at most ``deepest`` folders deep.
 public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
     /// The longest name a part may have, in bytes (ext4's and most file systems' limit).
@@ -60,7 +60,7 @@ public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count <= Self.deepest else { throw .tooDeep }
         for part in parts {
-            guard !part.isEmpty, !part.hasPrefix("."), !part.contains("\0") else { throw .unsafePart(part) }
+            guard !part.isEmpty, !part.hasPrefix("."), !part.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { throw .unsafePart(part) }
             guard part.utf8.count <= Self.longestName else { throw .tooLong }
         }
         self.parts = parts

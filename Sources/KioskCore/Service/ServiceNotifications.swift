@@ -61,7 +61,7 @@ public struct ServiceNotifications: Sendable {
             return "STATUS=" + (state == .off ? "display off" : state == .disconnected ? "waiting for a screen on the connector" : "the seat is another session's")
         case .stopped(let reason, _):
             return "STOPPING=1\nSTATUS=stopping" + (reason.map { " on \($0)" } ?? "")
-        case .pictureRefused, .animationStopped, .clipStarted, .clipStopped, .zoomNotSharp, .pictureNote, .folderNote, .textNote, .panningChanged, .messageChanged, .settingsApplied, .paused, .resumed, .screenChanged, .seatChanged:
+        case .pictureRefused, .animationStopped, .clipStarted, .clipStopped, .zoomNotSharp, .pictureNote, .folderNote, .libraryChanged, .textNote, .panningChanged, .messageChanged, .settingsApplied, .paused, .resumed, .screenChanged, .seatChanged:
             return nil
         }
     }

@@ -326,6 +326,10 @@ public struct KioskSettings: Hashable, Sendable {
     public var text = TextSettings()
     /// The `[mqtt]` table: Home Assistant and fleets.
     public var mqtt = MQTTSettings()
+    /// The `[webdav]` table: a server's folder whose pictures join the show.
+    public var webdav = WebDAVSettings()
+    /// The disk cache server libraries are mirrored into (`cache_max`, `cache_items`).
+    public var libraryCache = LibraryCacheSettings()
     /// Where kioskd keeps what outlives it (the centred picture, to resume
     /// on); nil (`"none"`) keeps nothing.
     public var stateDirectory: String? = KioskSettings.defaultStateDirectory

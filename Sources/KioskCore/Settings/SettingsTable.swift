@@ -227,6 +227,31 @@ extension KioskSettings {
         SettingDescriptor(
             "keepalive", in: "mqtt", \.mqtt.keepalive, .keepalive, flag: .show, valueName: "s", reload: .reconnect,
             help: "Seconds between keepalives: the broker says the kiosk is offline 1.5 keepalives after it last heard from it."),
+        // Photo libraries on servers.
+        SettingDescriptor(
+            "url", in: "webdav", \.webdav.url, .serverAddress, flag: .show, valueName: "url", reload: .newFolder,
+            help: "A WebDAV folder whose pictures join the show (Nextcloud: https://host/remote.php/dav/files/USER/Photos/), mirrored into the cache under state_dir and shown from there, so they go on showing while it is offline; or none."),
+        SettingDescriptor(
+            "username", in: "webdav", \.webdav.username, .userName, flag: .show, valueName: "user", reload: .newFolder,
+            unwritten: "none: the server is read without logging in",
+            help: "The user name the server knows the kiosk by (Basic or Digest authentication)."),
+        SettingDescriptor(
+            "password_file", in: "webdav", \.webdav.passwordFile, .file(example: "webdav-password"), flag: .show, valueName: "path", reload: .newFolder,
+            unwritten: "none",
+            help: "A file whose first line is the password (Nextcloud: an app password); a bare name is looked up in systemd's $CREDENTIALS_DIRECTORY (LoadCredential=)."),
+        SettingDescriptor(
+            "poll", in: "webdav", \.webdav.poll, .pollInterval, flag: .show, valueName: "time", reload: .newFolder,
+            help: "How often the server is asked what changed: \"5m\", \"30s\", \"1h\" (at least 10 seconds). Files are compared by ETag and size; only changed files are fetched."),
+        SettingDescriptor(
+            "ca_file", in: "webdav", \.webdav.caFile, .file(example: "/etc/kioskd/home-ca.pem"), flag: .show, valueName: "path", reload: .newFolder,
+            unwritten: "the system's certificates (/etc/ssl/certs)",
+            help: "PEM certificates an https:// server's certificate must chain to (a home CA); it is refused when it does not."),
+        SettingDescriptor(
+            "cache_max", \.libraryCache.maxBytes, .byteSize, flag: .show, valueName: "size", reload: .newFolder,
+            help: "The most disk the server libraries' cache takes: \"1GB\", \"500MB\", \"8GiB\". A library larger than the cache shows its first pictures."),
+        SettingDescriptor(
+            "cache_items", \.libraryCache.maxItems, .cacheItems, flag: .show, valueName: "n", reload: .newFolder,
+            help: "The most files the server libraries' cache holds."),
     ])
 }
 

@@ -102,6 +102,9 @@ public enum ShowEvent: Equatable, Sendable {
     case folderBack(folder: String, count: Int)
     /// Something about the folder worth a line (a rescan, the watch limit, files not shown).
     case folderNote(String)
+    /// A server library's state changed (or why it is not online did):
+    /// `library` as it is now, `reason` why it is offline or refused.
+    case libraryChanged(LibraryStatus, reason: String?)
     /// Something about the text on the screen worth one log line: a font
     /// family substituted, no fonts at all, a locale not installed.
     case textNote(String)
