@@ -202,7 +202,7 @@ let package = Package(
             name: "kioskd-bench",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "CHEIF", "CAVIF", "ControlClient", "CLinux", "InputDevices",
-                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport", "TextRendering",
+                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport", "TextRendering", "HTTPClient", "WebServerSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).
@@ -221,21 +221,24 @@ let package = Package(
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering", "KioskRendering", "KioskCore", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput", "SystemCalls"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "DAVListing", "KioskCore", "TestSupport", "WebServerSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "DAVListing", "KioskCore", "TestSupport", "WebServerSupport", "LoopbackSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // A real mosquitto for the MQTT tests and the benchmark, and clients to watch it.
-        .target(name: "BrokerSupport", dependencies: ["MQTTClient", "TestSupport"], path: "Tests/BrokerSupport"),
+        .target(name: "BrokerSupport", dependencies: ["MQTTClient", "LoopbackSupport"], path: "Tests/BrokerSupport"),
         // A real web server (Debian's Apache with mod_dav) for the tests of the photo libraries on servers.
-        .target(name: "WebServerSupport", dependencies: ["TestSupport"], path: "Tests/WebServerSupport"),
+        .target(name: "WebServerSupport", dependencies: ["LoopbackSupport"], path: "Tests/WebServerSupport"),
+        // A free loopback port, and whether one accepts: for the servers above, which the benchmark
+        // runs too (so without swift-testing, which a release build does not have).
+        .target(name: "LoopbackSupport", path: "Tests/LoopbackSupport"),
         .testTarget(name: "LinuxPlatformTests", dependencies: ["LinuxPlatform", "SystemCalls", "CLinux", "TestSupport"]),
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
-                "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport", "WebServerSupport",
+                "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport", "WebServerSupport", "LoopbackSupport", "HTTPClient",
                 "TestSupport",
             ]),
     ],

@@ -43,9 +43,9 @@ public enum DAVListing {
         let context = Unmanaged.passUnretained(reader).toOpaque()
         XML_SetUserData(parser, context)
         XML_SetElementHandler(parser, { context, name, _ in
-            Reader.from(context).start(name.map { String(cString: $0) } ?? "")
+            Reader.from(context).start(Element(name))
         }, { context, name in
-            Reader.from(context).end(name.map { String(cString: $0) } ?? "")
+            Reader.from(context).end(Element(name))
         })
         XML_SetCharacterDataHandler(parser) { context, text, count in
             guard let text, count > 0 else { return }
@@ -95,8 +95,8 @@ private final class Reader {
     var entries: [DAVEntry] = []
     var refusal: DAVListingError?
     var sawMultistatus = false
-    /// The DAV: element names open, innermost last (other namespaces as "").
-    var open: [String] = []
+    /// The elements open, innermost last.
+    var open: [Element] = []
     var text: [UInt8] = []
     /// The response being read, and the propstat's properties before its status says whether they count.
     var href: String?
@@ -114,22 +114,18 @@ private final class Reader {
         XML_StopParser(parser, 0)
     }
 
-    /// "DAV: href" is "href"; any other namespace is "".
-    private func local(_ name: String) -> String { name.hasPrefix("DAV: ") ? String(name.dropFirst(5)) : "" }
-
-    func start(_ name: String) {
-        let element = local(name)
+    func start(_ element: Element) {
         open.append(element)
-        text = []
+        text.removeAll(keepingCapacity: true)
         switch element {
-        case "multistatus": sawMultistatus = true
-        case "response":
+        case .multistatus: sawMultistatus = true
+        case .response:
             href = nil
             response = DAVEntry(href: "", isFolder: false)
-        case "propstat":
+        case .propstat:
             pending = DAVEntry(href: "", isFolder: false)
             pendingOK = false
-        case "collection" where open.dropLast().last == "resourcetype":
+        case .collection where open.count >= 2 && open[open.count - 2] == .resourcetype:
             pending.isFolder = true
         default: break
         }
@@ -140,29 +136,63 @@ private final class Reader {
         text.append(contentsOf: bytes)
     }
 
-    func end(_ name: String) {
-        let element = open.popLast() ?? local(name)
-        let value = String(decoding: text, as: UTF8.self).trimmingWhitespace
+    func end(_ name: Element) {
+        let element = open.popLast() ?? name
+        // Only the texts kept are made strings.
+        var value: String { String(decoding: text, as: UTF8.self).trimmingWhitespace }
         switch element {
-        case "href" where open.last == "response": href = value
-        case "getetag": pending.etag = value.isEmpty ? nil : value
-        case "getcontentlength": pending.size = Int64(value)
-        case "status" where open.last == "propstat":
+        case .href where open.last == .response: href = value
+        case .getetag:
+            let etag = value
+            pending.etag = etag.isEmpty ? nil : etag
+        case .getcontentlength: pending.size = Int64(value)
+        case .status where open.last == .propstat:
             // "HTTP/1.1 200 OK"
             pendingOK = value.split(separator: " ").dropFirst().first == "200"
-        case "propstat" where pendingOK:
+        case .propstat where pendingOK:
             if pending.isFolder { response.isFolder = true }
             if let etag = pending.etag { response.etag = etag }
             if let size = pending.size { response.size = size }
-        case "response":
+        case .response:
             guard let href else { break }
             guard entries.count < DAVListing.mostEntries else { return stop(.tooManyEntries) }
             response.href = href
             entries.append(response)
         default: break
         }
-        text = []
+        text.removeAll(keepingCapacity: true)
     }
+}
+
+/// The elements of a `multistatus` that are read, told apart by their
+/// name's bytes as Expat gives them ("DAV: href": the namespace, a space,
+/// the local name), with no string made for each; any other is `other`.
+enum Element {
+    case multistatus, response, href, propstat, resourcetype, collection, getetag, getcontentlength, status, other
+
+    init(_ name: UnsafePointer<XML_Char>?) {
+        guard let name else {
+            self = .other
+            return
+        }
+        self = name.withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
+            // A shorter name ends (its NUL) before a byte of the prefix could be passed.
+            for (offset, byte) in Self.namespace.enumerated() where bytes[offset] != byte { return .other }
+            let start = bytes + Self.namespace.count
+            var length = 0
+            while start[length] != 0 { length += 1 }
+            let local = UnsafeBufferPointer(start: start, count: length)
+            for (element, spelled) in Self.names where local.elementsEqual(spelled) { return element }
+            return .other
+        }
+    }
+
+    private static let namespace: [UInt8] = Array("DAV: ".utf8)
+    private static let names: [(Element, [UInt8])] = [
+        (.href, Array("href".utf8)), (.getetag, Array("getetag".utf8)), (.getcontentlength, Array("getcontentlength".utf8)),
+        (.status, Array("status".utf8)), (.propstat, Array("propstat".utf8)), (.response, Array("response".utf8)),
+        (.resourcetype, Array("resourcetype".utf8)), (.collection, Array("collection".utf8)), (.multistatus, Array("multistatus".utf8)),
+    ]
 }
 
 extension String {

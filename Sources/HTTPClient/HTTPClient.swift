@@ -138,12 +138,17 @@ public final class HTTPClient: @unchecked Sendable {
             return transfer.take(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
         })
         try check(kioskd_curl_set_pointer(easy, CURLOPT_WRITEDATA, context))
+        // curl's own words for a failure ("SSL certificate problem: certificate has expired"), clearer than its code's.
+        let detail = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        defer { detail.deallocate() }
+        detail[0] = 0
+        try check(kioskd_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, detail))
 
         let code = run(easy, transfer: transfer)
         if transfer.cancelled || stopping.load(ordering: .acquiring) { throw .cancelled }
         if transfer.overflowed || code == CURLE_FILESIZE_EXCEEDED { throw .tooLarge(request.maximumBytes) }
         if let failure = transfer.sinkFailure { throw .sink(failure) }
-        guard code == CURLE_OK else { throw Self.error(for: code) }
+        guard code == CURLE_OK else { throw Self.error(for: code, detail: String(cString: detail)) }
         var status = 0
         _ = kioskd_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var type: UnsafeMutablePointer<CChar>?
@@ -177,11 +182,15 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     /// curl's words for a failure, sorted by what an operator does about it.
-    static func error(for code: CURLcode) -> HTTPError {
+    /// A certificate's is the transfer's own `detail` ("SSL certificate
+    /// problem: certificate has expired"); the others are the code's, the
+    /// same each time (the detail of a refused connection counts the
+    /// milliseconds, and a library logs a new reason).
+    static func error(for code: CURLcode, detail: String = "") -> HTTPError {
         let words = String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CONNECT_ERROR:
-            return .certificate(words)
+            return .certificate(detail.isEmpty ? words : detail)
         case CURLE_OPERATION_TIMEDOUT: return .tooSlow(words)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_TOO_MANY_REDIRECTS: return .refused(words)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING,

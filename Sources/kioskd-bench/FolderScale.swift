@@ -18,13 +18,16 @@ struct FolderScale: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folder", abstract: "Print list_100k_ms, rss_per_100k_pictures_mb and pairs_layout_100k_ms.")
 
+    static let defaultFolder = ".build/bench-folder-100k"
     @Option(help: "Where the folder is kept between runs.")
-    var folder = ".build/bench-folder-100k"
+    var folder = FolderScale.defaultFolder
     @Option var count = 100_000
     @Option(help: "Be the child that measures (a fresh process for each figure).")
     var child: String?
     @Option(help: "The order the memory child lists in.")
     var order = "name"
+    @Option(help: "Where the memory child also writes its figure (MB), for a ratio.")
+    var result: String?
 
     func run() throws {
         switch child {
@@ -83,7 +86,9 @@ struct FolderScale: ParsableCommand {
         print("pairs_playlist_change_100k_ms \(format(change)) ms to lay the pairs out again after a file arrives (\(format(afresh)) ms afresh, as after a shuffle), the median of 5")
     }
 
-    private func makeFolder() throws {
+    private func makeFolder() throws { try Self.makeFolder(folder, count: count) }
+
+    static func makeFolder(_ folder: String, count: Int) throws {
         try hardLinkedFolder(folder, count: count) {
             try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 64, height: 48), variant: 1), quality: 80)
         }
@@ -124,7 +129,9 @@ struct FolderScale: ParsableCommand {
         let scale = 100_000 / Double(max(1, playlist.count))
         // The default order is the figure; mtime (a rank kept for every file) is the dearer case.
         let suffix = settings.order == .name ? "" : "_\(order)"
-        print("rss_per_100k_pictures_mb\(suffix) \(format(Double(after - before) / 1024 * scale)) MB (\(playlist.count) pictures, order \(order))")
+        let figure = Double(after - before) / 1024 * scale
+        print("rss_per_100k_pictures_mb\(suffix) \(format(figure)) MB (\(playlist.count) pictures, order \(order))")
+        if let result { try writeWholeFile(result, bytes: Array(format(figure).utf8)) }
         print("playlist_bytes_per_picture\(suffix) \(format(Double(heap - paths) / Double(max(1, playlist.count)))) bytes beyond the path strings")
     }
 }

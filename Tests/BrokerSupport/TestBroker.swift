@@ -1,6 +1,6 @@
 import Foundation
 import MQTTClient
-import TestSupport
+import LoopbackSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import DAVListing
 import Foundation
 import HTTPClient
 import KioskCore
+import LoopbackSupport
 import TestSupport
 import Testing
 import WebServerSupport

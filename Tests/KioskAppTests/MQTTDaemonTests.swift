@@ -5,6 +5,7 @@ import KioskCore
 import KioskRendering
 import MQTTClient
 import BrokerSupport
+import LoopbackSupport
 import TestSupport
 import Testing
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 @testable import KioskApp
 import KioskCore
 import TestSupport
@@ -101,7 +102,31 @@ import Glibc
         // The index says what was fetched, with the server's ETags.
         let index = try #require(MirrorIndex.read(files[MirrorFolder.indexName] ?? [], source: server.url))
         #expect(Set(index.files.keys) == ["a.png", "2024 summer/c.png", "d.png"])
-        #expect(index.files["a.png"]?.size == Int64(yellowPNG.count) && index.files["a.png"]?.etag != nil)
+        #expect(index.files["a.png"]?.size == Int64(yellowPNG.count) && index.files["a.png"]?.etagHash != nil)
+    }
+
+    /// A poll that finds every folder answering as before parses nothing
+    /// and says so, with the count; a file added deep in a subfolder (its
+    /// parent's answer unchanged) is still found.
+    @Test func aPollOfAnUnchangedServerSaysSoAndAChangeInASubfolderIsFound() throws {
+        let server = try TestWebDAVServer()
+        try server.put("a.png", try flatPNG(red))
+        try server.put("2024/b.png", try flatPNG(green))
+        var settings = WebDAVSettings()
+        settings.url = try ServerAddress(parsing: server.url)
+        let files = PictureFiles(order: .name)
+        let folder = try WebDAVFolder(settings: settings, address: settings.url!, shows: { files.shows($0) })
+        let client = try HTTPClient()
+        let first = try folder.list(using: client, unlessUnchanged: true)
+        #expect(!first.unchanged && first.files.map(\.path.relative).sorted() == ["2024/b.png", "a.png"], "nothing to compare with yet: listed whole")
+        let again = try folder.list(using: client, unlessUnchanged: true)
+        #expect(again.unchanged && again.count == 2 && again.files.isEmpty)
+        #expect(!(try folder.list(using: client, unlessUnchanged: false)).unchanged, "asked whole, listed whole")
+
+        try server.put("2024/c.png", try flatPNG(blue))
+        let changed = try folder.list(using: client, unlessUnchanged: true)
+        #expect(!changed.unchanged && changed.files.map(\.path.relative).sorted() == ["2024/b.png", "2024/c.png", "a.png"])
+        #expect(try folder.list(using: client, unlessUnchanged: true).unchanged)
     }
 
     @Test func theCacheIsShownAfterARestartWhileTheServerIsAwayAndCaughtUpWhenItIsBack() throws {
@@ -279,5 +304,44 @@ import Glibc
         #expect(everything.filter { $0.contains("escape") } == [])
         #expect(!FileManager.default.fileExists(atPath: "/etc/escape4.png"))
         #expect(online.notes.contains { $0.contains("passing over") && $0.contains("outside the library") }, "\(online.notes)")
+    }
+}
+
+/// https: a home CA's certificate is trusted through `ca_file`; without it,
+/// or with an expired certificate or one signed by nobody the kiosk trusts,
+/// the server is refused with curl's own words, and the cache stays.
+@Suite(.serialized) struct WebDAVTLSTests {
+    let libraries = WebDAVLibraryTests()
+
+    @Test func anHTTPSServerIsReadThroughItsHomeCA() throws {
+        let certificates = try TestCertificates()
+        let server = try TestWebDAVServer(tls: (certificates.trusted, certificates.key))
+        #expect(server.url.hasPrefix("https://"))
+        try server.put("a.png", try flatPNG(red))
+        let state = try PictureFolderFixture()
+        let trusting = try libraries.library(server, state: state.path) { $0.caFile = certificates.authority }
+        #expect(libraries.report(from: trusting) { $0.state == .online && $0.cached == 1 } != nil)
+        trusting.stop()
+        #expect(libraries.mirrored(state.path)["a.png"] == (try flatPNG(red)))
+
+        // Without ca_file the system's authorities do not know the home CA: refused, the cache kept.
+        let system = try libraries.library(server, state: state.path)
+        defer { system.stop() }
+        let refused = libraries.report(from: system) { $0.state == .refused }
+        #expect(refused?.reason == "its certificate is refused: SSL certificate problem: unable to get local issuer certificate")
+        #expect(refused?.cached == 1 && libraries.mirrored(state.path)["a.png"] != nil)
+    }
+
+    @Test(arguments: [("expired", "certificate has expired"), ("untrusted", "self-signed certificate")])
+    func aCertificateThatIsExpiredOrTrustedByNobodyIsRefusedWithCurlsWords(which: String, words: String) throws {
+        let certificates = try TestCertificates()
+        let server = try TestWebDAVServer(tls: (which == "expired" ? certificates.expired : certificates.untrusted, certificates.key))
+        try server.put("a.png", try flatPNG(red))
+        let state = try PictureFolderFixture()
+        let library = try libraries.library(server, state: state.path) { $0.caFile = certificates.authority }
+        defer { library.stop() }
+        let refused = libraries.report(from: library) { $0.state == .refused }
+        #expect(refused?.reason == "its certificate is refused: SSL certificate problem: \(words)")
+        #expect(libraries.mirrored(state.path)["a.png"] == nil, "nothing fetched from it")
     }
 }

@@ -92,7 +92,10 @@ import Glibc
         let table = KioskSettings.table
         func named(_ policy: ReloadPolicy) -> Set<String> { Set(table.descriptors.filter { $0.reload == policy }.map(\.key)) }
         #expect(named(.newDisplay) == ["device", "connector", "mode", "rotation", "display", "size"])
-        #expect(named(.newFolder) == ["images", "recursive", "order", "video", "rescan_interval"])
+        #expect(named(.newFolder) == [
+            "images", "recursive", "order", "video", "rescan_interval", "webdav.url", "webdav.username", "webdav.password_file", "webdav.poll",
+            "webdav.ca_file", "cache_max", "cache_items",
+        ])
         #expect(named(.restart) == ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "presence_keys", "light_sensor", "cec", "state_dir", "start_paused", "video_audio"])
         #expect(named(.live).contains("interval") && named(.live).contains("max_zoom"))
     }

@@ -40,7 +40,7 @@ import Testing
         }
         #expect(KioskSettings.table.keys.filter { KioskSettings().writtenValue(of: $0) == nil } == [
             "images", "visible", "slot_height", "socket_group", "mqtt.name", "mqtt.username", "mqtt.password_file", "mqtt.ca_file",
-            "mqtt.client_cert", "mqtt.client_key",
+            "mqtt.client_cert", "mqtt.client_key", "webdav.username", "webdav.password_file", "webdav.ca_file",
         ])
         #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TestSupport
+import LoopbackSupport
 #if canImport(Glibc)
 import Glibc
 #endif

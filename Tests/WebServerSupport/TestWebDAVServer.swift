@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import LoopbackSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +18,9 @@ public final class TestWebDAVServer {
     /// The folder served at `/photos/`.
     public var files: String { folder + "/photos" }
     /// The library's address.
-    public var url: String { "http://127.0.0.1:\(port)/photos/" }
+    public var url: String { (tls == nil ? "http" : "https") + "://127.0.0.1:\(port)/photos/" }
+    /// Its certificate and key (PEM), when it speaks https.
+    public let tls: (certificate: String, key: String)?
     /// The user and password it asks for, if any.
     public let credentials: (username: String, password: String)?
     private var process: Process?
@@ -30,9 +32,13 @@ public final class TestWebDAVServer {
 
     /// `credentials`: Basic authentication, with that one user; `extra`:
     /// more lines of its config (a redirect), given the server's folder.
-    public init(credentials: (username: String, password: String)? = nil, extra: (String) -> String = { _ in "" }) throws {
+    public init(
+        credentials: (username: String, password: String)? = nil, tls: (certificate: String, key: String)? = nil,
+        extra: (String) -> String = { _ in "" }
+    ) throws {
         port = try LoopbackPort.free()
         self.credentials = credentials
+        self.tls = tls
         folder = NSTemporaryDirectory() + "kioskd-webdav-\(getpid())-\(port)"
         for made in [folder, folder + "/photos", folder + "/lock"] {
             try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
@@ -41,6 +47,11 @@ public final class TestWebDAVServer {
         let modules = "/usr/lib/apache2/modules"
         var access = "Require all granted"
         var loaded = ["mpm_event", "authz_core", "authn_core", "alias", "dav", "dav_fs"]
+        var ssl = ""
+        if let tls {
+            loaded += ["socache_shmcb", "ssl"]
+            ssl = "SSLEngine on\nSSLCertificateFile \"\(tls.certificate)\"\nSSLCertificateKeyFile \"\(tls.key)\""
+        }
         if let credentials {
             loaded += ["auth_basic", "authn_file", "authz_user"]
             let hash = try Self.run("/usr/bin/htpasswd", ["-nbB", credentials.username, credentials.password])
@@ -59,6 +70,7 @@ public final class TestWebDAVServer {
             User nobody
             Group nogroup
             \(loaded.map { "LoadModule \($0)_module \(modules)/mod_\($0).so" }.joined(separator: "\n"))
+            \(ssl)
             DavLockDB "\(folder)/lock/DavLock"
             Alias /photos "\(folder)/photos"
             <Directory "\(folder)/photos">

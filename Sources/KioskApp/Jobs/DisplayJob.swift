@@ -174,7 +174,7 @@ public struct DisplayJob {
     }
 
     private func makeShow(on display: OpenedDisplay) throws(DisplayJobError) -> MadeShow {
-        guard let images = settings.images else { throw .setup(.noImageFolder) }
+        guard settings.images != nil || settings.webdav.url != nil else { throw .setup(.noImageFolder) }
         let libraries: [any PictureLibrary]
         do { libraries = try PictureLibraries.make(for: settings) } catch { throw .setup(.folder(error)) }
         let stopLibraries = { libraries.forEach { $0.stop() } }
@@ -185,7 +185,7 @@ public struct DisplayJob {
             stopLibraries()
             throw .setup(error)
         }
-        if libraries.allSatisfy({ $0.firstListing == nil }) {
+        if let images = settings.images, libraries.first?.kind == .folder, libraries.first?.firstListing == nil {
             log(.warning("the picture folder \(images) does not exist (yet): showing the background until it appears"))
         } else {
             for note in assembly.notes { log(.warning(note)) }

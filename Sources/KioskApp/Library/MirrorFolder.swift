@@ -77,7 +77,7 @@ final class MirrorFolder {
     /// place. The index names it from then on.
     func store<Failure: Error>(_ file: RemoteFile, _ fill: (Int32) throws(Failure) -> Void) throws(AtomicFile.Failure<Failure>) {
         let path = root + "/" + file.path.relative
-        if file.path.parts.count > 1 {
+        if file.path.isInFolder {
             do { try Self.makeFolders(parentFolder(of: path)) } catch { throw .system(error) }
         }
         try AtomicFile.write(to: path) { (descriptor) throws(Failure) in try fill(descriptor.rawValue) }

@@ -9,7 +9,7 @@ import Glibc
 /// (the `order` setting). Used by the walk at start and on rescans, and by
 /// the watch for each file that arrives; all of it runs on the folder's
 /// own thread after the start, never on the run loop.
-struct PictureFiles: Sendable {
+public struct PictureFiles: Sendable {
     /// The file extensions that are shown (compared without case): the codecs' (``PictureCodecs``).
     static let extensions = PictureCodecs.fileExtensions
     /// Why a regular file is passed over, for the log.
@@ -18,7 +18,7 @@ struct PictureFiles: Sendable {
     /// `video`: video clips are shown (false passes over their extensions, with a line in the log).
     var clips = true
 
-    init(order: PictureOrder, clips: Bool = true) {
+    public init(order: PictureOrder, clips: Bool = true) {
         self.order = order
         self.clips = clips
     }
@@ -28,7 +28,7 @@ struct PictureFiles: Sendable {
         Self.isPicture(name) && (clips || !Self.hasExtension(name, in: ClipCodec.fileExtensions))
     }
 
-    func shows(_ name: String) -> Bool {
+    public func shows(_ name: String) -> Bool {
         var name = name
         return name.withUTF8 { shows($0) }
     }

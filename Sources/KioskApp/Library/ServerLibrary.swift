@@ -27,7 +27,7 @@ import Glibc
 /// first suggested: every transfer, listing parse and `fsync` is then off
 /// the loop by construction, and a slow server can hold up nothing but its
 /// own library.
-final class ServerLibrary: PictureLibrary, @unchecked Sendable {
+public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
     let kind: LibraryKind
     let source: String
     let scope: String
@@ -49,7 +49,7 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
 
     /// Opens the mirror at `mirrorRoot` (showing what it holds at once) and
     /// starts the thread, which asks the server straight away.
-    init(server: any ServerListing, mirrorRoot: String, cache: LibraryCacheSettings, poll: Double, folder: FolderSettings) throws(SystemCallError) {
+    public init(server: any ServerListing, mirrorRoot: String, cache: LibraryCacheSettings, poll: Double, folder: FolderSettings) throws(SystemCallError) {
         kind = server.kind
         source = server.address.description
         self.server = server
@@ -92,14 +92,14 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
     func take() -> [FolderNews] { watcher.take() }
     var reportFD: Int32? { mailbox.readyFD }
 
-    func takeReport() -> LibraryReport? {
+    public func takeReport() -> LibraryReport? {
         mailbox.take { shared in
             defer { shared.report = nil }
             return shared.report
         }
     }
 
-    func stop() {
+    public func stop() {
         watcher.stop()
         mailbox.tell { $0.stopping = true }
         client?.cancel()
@@ -109,7 +109,7 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
     func pollNow() { mailbox.tell { $0.pollAsked = true } }
 
     /// Waits up to `milliseconds` for a report (tests; never the run loop).
-    func waitForReport(milliseconds: Int32) -> Bool { mailbox.waitForResults(milliseconds: milliseconds) }
+    public func waitForReport(milliseconds: Int32) -> Bool { mailbox.waitForResults(milliseconds: milliseconds) }
 
     /// Waits up to `milliseconds` for the mirror's news (tests; never the run loop).
     func waitForNews(milliseconds: Int32) -> Bool { watcher.waitForNews(milliseconds: milliseconds) }
@@ -124,9 +124,11 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
         var refused = ReconnectBackoff(first: poll, cap: max(poll, 3600))
         var random = SystemRandomNumberGenerator()
         var listed = mirror.index.files.count
+        /// The last round planned, fetched and deleted all it had to: an unchanged server then needs nothing.
+        var caughtUp = false
         while !stopping {
             let wait: Double
-            switch round(client, listed: &listed) {
+            switch round(client, listed: &listed, caughtUp: &caughtUp) {
             case nil:
                 offline.connected()
                 refused.connected()
@@ -162,9 +164,16 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
 
     /// One poll: list, plan, delete, fetch. Nil when the server answered
     /// throughout; else why it stopped (the mirror keeps what it has).
-    private func round(_ client: HTTPClient, listed: inout Int) -> ServerFailure? {
+    private func round(_ client: HTTPClient, listed: inout Int, caughtUp: inout Bool) -> ServerFailure? {
         let listing: ServerFiles
-        do { listing = try server.list(using: client) } catch { return error }
+        do { listing = try server.list(using: client, unlessUnchanged: caughtUp) } catch { return error }
+        caughtUp = false
+        if listing.unchanged {
+            listed = listing.count
+            caughtUp = true
+            report(.online, listed: listed)
+            return nil
+        }
         let plan = MirrorPlan(listed: listing.files, cached: mirror.index.files, maxBytes: cache.maxBytes, maxItems: cache.maxItems)
         listed = listing.files.count
         var notes = listing.notes
@@ -179,12 +188,18 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
         report(.online, listed: listed, notes: notes)
         notes = []
         var lastReport = MonotonicClock.now()
+        // Whether every file planned arrived (a file that failed is tried again at the next poll, changed or not).
+        var complete = true
         defer {
             saveIndex(&notes)
             report(nil, listed: listed, notes: notes)
         }
+        defer { caughtUp = complete }
         for file in plan.fetch {
-            if stopping { return .stopped }
+            if stopping {
+                complete = false
+                return .stopped
+            }
             do {
                 let request = try server.request(for: file)
                 try mirror.store(file) { (descriptor) throws(FetchFailure) in
@@ -193,22 +208,27 @@ final class ServerLibrary: PictureLibrary, @unchecked Sendable {
                     guard response.status == 200 else { throw .status(response.status) }
                 }
             } catch let failure as ServerFailure {
+                complete = false
                 return failure
             } catch let failure as AtomicFile.Failure<FetchFailure> {
                 switch failure {
                 case .filling(.transfer(.tooLarge)):
+                    complete = false
                     notes.append("\(source): \(file.path) is larger than the \(file.version.size) bytes it was listed at: not fetched")
                 case .filling(.transfer(let error)):
+                    complete = false
                     return ServerFailure(error)
                 case .filling(.status(404)):
-                    continue  // Deleted since it was listed: the next poll says so.
+                    complete = false  // Deleted since it was listed: the next poll says so.
                 case .filling(.status(let status)):
                     let failure = WebDAVFolder.failure(status: status, of: file.path.relative)
+                    complete = false
                     if case .refused = failure, status == 401 || status == 403 { return failure }
                     notes.append("\(source): \(file.path) not fetched: \(failure)")
                 case .system(let error):
                     // A full disk, a cache folder that cannot be written: nothing more this round.
                     notes.append("\(source): cannot write the cache: \(error)")
+                    complete = false
                     return nil
                 }
             } catch {
@@ -272,6 +292,6 @@ private struct UnusableServer: ServerListing {
     let kind: LibraryKind
     let address: ServerAddress
     let failure: ServerFailure
-    func list(using client: HTTPClient) throws(ServerFailure) -> ServerFiles { throw failure }
+    func list(using client: HTTPClient, unlessUnchanged: Bool) throws(ServerFailure) -> ServerFiles { throw failure }
     func request(for file: RemoteFile) throws(ServerFailure) -> HTTPRequest { throw failure }
 }

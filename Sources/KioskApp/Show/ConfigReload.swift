@@ -110,7 +110,7 @@ final class ConfigReload: SettingsReloading {
 
         var made: [any PictureLibrary]?
         var listing: FolderListing?
-        if changed.contains(where: { $0.reload == .newFolder }), applied.images != nil {
+        if changed.contains(where: { $0.reload == .newFolder }), applied.images != nil || applied.webdav.url != nil {
             do { made = try PictureLibraries.make(for: applied) } catch {
                 return refuse(verb, "cannot read the picture folder \(error)")
             }

@@ -29,7 +29,8 @@ struct PanelBlocks: OptionSet {
 /// its flip completes must not unsay that it came to rest. `moves`: when
 /// the finger moves it is the first to show were sensed. `sharpAfter`:
 /// the frame is the first sharp one since the pinch that ended then.
-/// `centredPicture`: the first frame with the centred picture (`first_picture_ms`).
+/// `centredPicture`: the centred slot holds its picture (the first such
+/// frame is `first_picture_ms`; one without, later, `offline_gap_frames`).
 struct FrameInFlight {
     var moving: Bool
     var position: Double
@@ -289,6 +290,7 @@ final class FramePacer {
         inFlight = nil
         statistics.framesShown += 1
         if frame.centredPicture && statistics.firstPictureShownAt == nil { statistics.firstPictureShownAt = shownAt }
+        if !frame.centredPicture && statistics.firstPictureShownAt != nil { statistics.framesWithoutPicture += 1 }
         for sensed in frame.moves { statistics.inputToPhoton.record(shownAt - sensed) }
         if frame.startsCommandedMove, statistics.commandedMovesShown.count < ShowStatistics.commandedMovesKept {
             statistics.commandedMovesShown.append(shownAt)

@@ -350,8 +350,7 @@ final class RunningShow {
         let frame = FrameInFlight(
             moving: moving || animating, position: position, arrives: moving && position == Double(schedule.target) ? centredItem : nil,
             sharpAfter: zoom.drew(for: shownAt, sharpBefore: sharpBefore),
-            centredPicture: statistics.firstPictureShownAt == nil
-                && decoded.index.item(forSlot: schedule.target).map { decoded.picture($0) != nil } == true)
+            centredPicture: decoded.index.item(forSlot: schedule.target).map { decoded.picture($0) != nil } == true)
         centred(pacer.queued(frame, for: shownAt, at: now), now: now)
         requestPictures(at: position, now: now)
         if !announced && strip.pictures.allOnScreen {

@@ -8,13 +8,13 @@
 /// ```
 /// kioskd-mirror 1
 /// source https://cloud.example/remote.php/dav/files/anna/Photos/
-/// 2481733<TAB>"5f2a-1c3b"<TAB>2024/summer/IMG_0001.jpg
+/// 2481733<TAB>9c1f5e0b8d2a7f31<TAB>2024/summer/IMG_0001.jpg
 /// ```
-/// (size, ETag or `-` for none, path). An index of another version, of
-/// another address, or one that does not read whole, is not misread: the
-/// library starts a fresh mirror (``read(_:source:)`` gives nil). Paths
-/// and ETags never hold a tab or a newline: ``RemotePath`` refuses control
-/// characters, and an ETag with one is taken as none (``FileVersion/listed(etag:size:)``).
+/// (size, the ETag's hash in hex or `-` for none, path). An index of
+/// another version, of another address, or one that does not read whole,
+/// is not misread: the library starts a fresh mirror (``read(_:source:)``
+/// gives nil). Paths never hold a tab or a newline: ``RemotePath`` refuses
+/// control characters.
 public struct MirrorIndex: Equatable, Sendable {
     public static let format = "kioskd-mirror"
     public static let version = 1
@@ -36,7 +36,7 @@ public struct MirrorIndex: Equatable, Sendable {
         bytes.append(contentsOf: "\(Self.format) \(Self.version)\nsource \(source)\n".utf8)
         for path in files.keys.sorted() {
             let version = files[path]!
-            bytes.append(contentsOf: "\(version.size)\t\(version.etag ?? "-")\t\(path)\n".utf8)
+            bytes.append(contentsOf: "\(version.size)\t\(version.etagHash.map { String($0, radix: 16) } ?? "-")\t\(path)\n".utf8)
         }
         return bytes
     }
@@ -54,17 +54,10 @@ public struct MirrorIndex: Equatable, Sendable {
                 return nil
             }
             let etag = Substring(fields[1])
-            files[String(Substring(fields[2]))] = FileVersion(etag: etag == "-" ? nil : String(etag), size: size)
+            let hash = etag == "-" ? nil : UInt64(etag, radix: 16)
+            guard etag == "-" || hash != nil else { return nil }
+            files[String(Substring(fields[2]))] = FileVersion(etagHash: hash, size: size)
         }
         return MirrorIndex(source: source, files: files)
-    }
-}
-
-extension FileVersion {
-    /// A version as a server lists it: an ETag holding a control character
-    /// (which no HTTP header can) is taken as none, so the index can keep it.
-    public static func listed(etag: String?, size: Int64) -> FileVersion {
-        let usable = etag.flatMap { tag in tag.isEmpty || tag == "-" || tag.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? nil : tag }
-        return FileVersion(etag: usable, size: size)
     }
 }

@@ -22,14 +22,19 @@ public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
     /// The most parts (folders and the file).
     public static let deepest = 32
 
-    /// The folders and the file's name, in order; never empty.
-    public let parts: [String]
-
     /// The path under the cache's folder: `2024/summer/IMG_0001.jpg`.
-    public var relative: String { parts.joined(separator: "/") }
+    /// Kept as one string (a library of 100,000 files keeps 100,000 of them).
+    public let relative: String
     public var description: String { relative }
+    /// The folders and the file's name, in order; never empty.
+    public var parts: [String] { relative.split(separator: "/").map(String.init) }
     /// The file's own name (its last part).
-    public var name: String { parts[parts.count - 1] }
+    public var name: Substring {
+        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relative[...] }
+        return relative[relative.utf8.index(after: slash)...]
+    }
+    /// Whether it lies in a folder (rather than at the top of the library).
+    public var isInFolder: Bool { relative.utf8.contains(UInt8(ascii: "/")) }
 
     /// Why a name is refused, for the log.
     public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
@@ -51,18 +56,28 @@ public struct RemotePath: Hashable, Sendable, CustomStringConvertible {
     /// `decodedPath(of:)`), `base` the library's own path, such as
     /// `/remote.php/dav/files/anna/Photos/`.
     public init(path decoded: String, base decodedBase: String) throws(Refusal) {
-        let prefix = decodedBase.hasSuffix("/") ? decodedBase : decodedBase + "/"
-        guard decoded.hasPrefix(prefix) else { throw .outsideTheLibrary }
-        var rest = Substring(decoded.dropFirst(prefix.count))
-        // A folder's href ends in a slash.
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.isEmpty else { throw .empty }
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count <= Self.deepest else { throw .tooDeep }
-        for part in parts {
-            guard !part.isEmpty, !part.hasPrefix("."), !part.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { throw .unsafePart(part) }
-            guard part.utf8.count <= Self.longestName else { throw .tooLong }
+        // Compared as bytes: a path is the bytes the server named, not text to be normalised.
+        let slash = UInt8(ascii: "/")
+        let baseBytes = decodedBase.utf8
+        let prefixLength = baseBytes.count + (baseBytes.last == slash ? 0 : 1)
+        let bytes = decoded.utf8
+        guard bytes.count >= prefixLength, bytes.starts(with: baseBytes),
+              baseBytes.last == slash || bytes[bytes.index(bytes.startIndex, offsetBy: baseBytes.count)] == slash else {
+            throw .outsideTheLibrary
         }
-        self.parts = parts
+        var rest = bytes.dropFirst(prefixLength)
+        // A folder's href ends in a slash.
+        if rest.last == slash { rest = rest.dropLast() }
+        guard !rest.isEmpty else { throw .empty }
+        var count = 0
+        for part in rest.split(separator: slash, omittingEmptySubsequences: false) {
+            count += 1
+            guard count <= Self.deepest else { throw .tooDeep }
+            guard let first = part.first, first != UInt8(ascii: "."), !part.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                throw .unsafePart(String(decoding: part, as: UTF8.self))
+            }
+            guard part.count <= Self.longestName else { throw .tooLong }
+        }
+        relative = String(Substring(rest))
     }
 }

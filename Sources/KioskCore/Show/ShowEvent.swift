@@ -2,6 +2,10 @@
 /// socket's `status` and the benchmark.
 public struct ShowStatistics: Equatable, Sendable {
     public var framesShown = 0
+    /// Frames shown after the first picture whose centred slot had no
+    /// picture in it (the background, or one still being decoded): a
+    /// library's outage shows here (`offline_gap_frames`).
+    public var framesWithoutPicture = 0
     /// Refreshes during a slide that showed no new frame: the composition
     /// (or the loop) missed them.
     public var refreshesMissed = 0
