@@ -1,3 +1,4 @@
+import ControlClient
 import Foundation
 import HTTPClient
 @testable import KioskApp
@@ -121,7 +122,8 @@ import Glibc
         #expect(!first.unchanged && first.files.map(\.path.relative).sorted() == ["2024/b.png", "a.png"], "nothing to compare with yet: listed whole")
         let again = try folder.list(using: client, unlessUnchanged: true)
         #expect(again.unchanged && again.count == 2 && again.files.isEmpty)
-        #expect(!(try folder.list(using: client, unlessUnchanged: false)).unchanged, "asked whole, listed whole")
+        let whole = try folder.list(using: client, unlessUnchanged: false)
+        #expect(!whole.unchanged, "asked whole, listed whole")
 
         try server.put("2024/c.png", try flatPNG(blue))
         let changed = try folder.list(using: client, unlessUnchanged: true)
@@ -147,7 +149,8 @@ import Glibc
         let offline = try #require(report(from: second) { $0.state == .offline && $0.reason != nil })
         #expect(offline.reason?.hasPrefix("unreachable: ") == true)
         #expect(offline.cached == 2)
-        #expect(mirrored(state.path)["a.png"] == (try flatPNG(red)), "offline, the cache stays")
+        let redPNG = try flatPNG(red)
+        #expect(mirrored(state.path)["a.png"] == redPNG, "offline, the cache stays")
 
         // It comes back, with a new picture: asked again within the backoff (a minute at most), here at once.
         try server.put("c.png", try flatPNG(blue))
@@ -189,12 +192,11 @@ import Glibc
                 if let report = webdav.takeReport() { source.take(report, from: 1, controller: run.controller) }
             }
         }
-        #expect(webdavStatus()?["state"] == "offline" && webdavStatus()?["assets"] == 0, "not asked yet")
 
         feed { run.show.pictures.pictures.playlist.count == 3 && webdavStatus()?["cached"] == 2 }
         #expect(run.show.pictures.pictures.playlist.files.map(Playlist.fileName(of:)).sorted() == ["a.png", "b.png", "c.png"])
         #expect(webdavStatus()?["state"] == "online" && webdavStatus()?["assets"] == 2 && webdavStatus()?["since"] == .int(1_800_000_000))
-        #expect(run.log.contains("library webdav \(server.url) online: 2 picture(s), 2 in the cache"))
+        #expect(run.log.contains { $0.hasPrefix("library webdav \(server.url) online: 2 picture(s), ") && $0.hasSuffix(" in the cache") })
 
         // Killed mid-show: its pictures stay, and the show goes on through them.
         wallNow += 60
@@ -322,7 +324,8 @@ import Glibc
         let trusting = try libraries.library(server, state: state.path) { $0.caFile = certificates.authority }
         #expect(libraries.report(from: trusting) { $0.state == .online && $0.cached == 1 } != nil)
         trusting.stop()
-        #expect(libraries.mirrored(state.path)["a.png"] == (try flatPNG(red)))
+        let redPNG = try flatPNG(red)
+        #expect(libraries.mirrored(state.path)["a.png"] == redPNG)
 
         // Without ca_file the system's authorities do not know the home CA: refused, the cache kept.
         let system = try libraries.library(server, state: state.path)
@@ -343,5 +346,45 @@ import Glibc
         let refused = libraries.report(from: library) { $0.state == .refused }
         #expect(refused?.reason == "its certificate is refused: SSL certificate problem: \(words)")
         #expect(libraries.mirrored(state.path)["a.png"] == nil, "nothing fetched from it")
+    }
+}
+
+/// The built daemon, its only library a WebDAV folder named in its config:
+/// the server's pictures are shown, `status` names the library with its
+/// counts, and the log says it is online; the server killed, the pictures
+/// stay and `status` says `offline` at the next poll.
+@Suite(.serialized) struct WebDAVDaemonTests {
+    @Test func theDaemonShowsAServersPicturesFromItsConfigAndSaysWhenItIsOffline() throws {
+        let server = try TestWebDAVServer()
+        try server.put("a.png", try flatPNG(red))
+        try server.put("2024/b.png", try flatPNG(green))
+        let folder = try PictureFolderFixture()
+        let config = try folder.write("kiosk.toml", Array("""
+            state_dir = "\(folder.path)/state"
+            interval = 600
+            [webdav]
+            url = "\(server.url)"
+            poll = "10s"
+
+            """.utf8))
+        let daemon = try HeadlessDaemonTests.Daemon(["--config", config])
+        daemon.waitFor("control socket: ")
+        defer { _ = daemon.stop() }
+        let control = try ControlConnection(path: daemon.socket)
+        let live = LiveFolderDaemonTests()
+        func library(_ status: [String: Any]) -> [String: Any] { (status["libraries"] as? [[String: Any]])?.first ?? [:] }
+        let shown = try live.within1s(control, "the server's pictures shown", seconds: 30) {
+            $0["count"] as? Int == 2 && library($0)["state"] as? String == "online" && library($0)["cached"] as? Int == 2
+        }
+        #expect((shown["libraries"] as? [[String: Any]])?.count == 1, "no folder: the server is the only library")
+        #expect(library(shown)["kind"] as? String == "webdav" && library(shown)["source"] as? String == server.url)
+        #expect(library(shown)["assets"] as? Int == 2)
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/state/libraries/webdav/2024/b.png"))
+        daemon.waitFor("library webdav \(server.url) online: 2 picture(s), ")
+
+        server.stop()
+        let offline = try live.within1s(control, "offline at the next poll (10 s)", seconds: 40) { library($0)["state"] as? String == "offline" }
+        #expect(offline["count"] as? Int == 2, "its cached pictures stay in the show")
+        daemon.waitFor("library webdav \(server.url) offline since ")
     }
 }
