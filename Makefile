@@ -31,9 +31,10 @@ reference:
 # The benchmark figures (docs/benchmarks.md). The first run generates 1,000
 # 24-megapixel photos (about 5 GB, 5 minutes) under .build/bench-pictures;
 # hotplug_recovery_ms and the panning figures boot the test VM (scripts/bench-vm,
-# about 8 minutes); scripts/bench-busy-headless takes 2.
+# about 8 minutes); scripts/bench-busy-headless takes 2. The test packages
+# (--vm) too: the MQTT figures run mosquitto, the remote library's Apache.
 bench:
-	scripts/install-deps
+	scripts/install-deps --vm
 	swift build -c release --static-swift-stdlib --product kioskd-bench
 	swift build -c release --static-swift-stdlib --product kioskd
 	.build/release/kioskd-bench
