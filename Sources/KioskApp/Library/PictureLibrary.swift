@@ -51,7 +51,7 @@ enum PictureLibraries {
         var made: [any PictureLibrary] = []
         do {
             if let images = settings.images { made.append(try FolderWatcher(root: images, settings: settings.folder)) }
-            if let webdav = ServerLibrary.webDAV(for: settings) { made.append(try webdav()) }
+            if let webdav = try ServerLibrary.webDAV(for: settings) { made.append(webdav) }
         } catch {
             made.forEach { $0.stop() }
             throw error

@@ -70,20 +70,18 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
         if client != nil { try mailbox.start { [self] in work() } }
     }
 
-    /// The `[webdav]` library the settings name, to be made; nil when they name none.
-    static func webDAV(for settings: KioskSettings) -> (() throws(SystemCallError) -> ServerLibrary)? {
+    /// The `[webdav]` library the settings name, made; nil when they name none.
+    static func webDAV(for settings: KioskSettings) throws(SystemCallError) -> ServerLibrary? {
         guard let address = settings.webdav.url, let state = settings.stateDirectory else { return nil }
         let files = PictureFiles(order: settings.folder.order, clips: settings.folder.clips)
-        return { () throws(SystemCallError) in
-            let server: any ServerListing
-            // An address that cannot be read as a path: the library shows its cache, and says why it asks nothing.
-            do throws(ServerFailure) { server = try WebDAVFolder(settings: settings.webdav, address: address, shows: { files.shows($0) }) } catch {
-                server = UnusableServer(kind: .webdav, address: address, failure: error)
-            }
-            return try ServerLibrary(
-                server: server, mirrorRoot: state + "/libraries/webdav", cache: settings.libraryCache, poll: settings.webdav.poll,
-                folder: settings.folder)
+        let server: any ServerListing
+        // An address that cannot be read as a path: the library shows its cache, and says why it asks nothing.
+        do throws(ServerFailure) { server = try WebDAVFolder(settings: settings.webdav, address: address, shows: { files.shows($0) }) } catch {
+            server = UnusableServer(kind: .webdav, address: address, failure: error)
         }
+        return try ServerLibrary(
+            server: server, mirrorRoot: state + "/libraries/webdav", cache: settings.libraryCache, poll: settings.webdav.poll,
+            folder: settings.folder)
     }
 
     var firstListing: [PlaylistEntry]? { watcher.firstListing }
