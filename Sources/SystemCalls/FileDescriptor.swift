@@ -74,14 +74,7 @@ public struct FileDescriptor: ~Copyable {
     public func write(all bytes: [UInt8], path: String? = nil) throws(SystemCallError) {
         // (A Result: `withUnsafeBytes` does not carry a typed throw on Swift 6.0.)
         try bytes.withUnsafeBytes { buffer in
-            Result { () throws(SystemCallError) in
-                var written = 0
-                while written < buffer.count {
-                    written += try retryingInterrupts("write", path: path) {
-                        Glibc.write(rawValue, buffer.baseAddress! + written, buffer.count - written)
-                    }
-                }
-            }
+            Result { () throws(SystemCallError) in try writeAll(buffer, to: rawValue, path: path) }
         }.get()
     }
 
@@ -98,4 +91,16 @@ public struct FileDescriptor: ~Copyable {
 final class CloseHook {
     let run: () -> Void
     init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// Writes all of `buffer` to `descriptor` (one this code does not own: a
+/// download's temporary, reached from libcurl's callback), in as many
+/// calls as the kernel takes; `path` names the file in an error.
+public func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32, path: String? = nil) throws(SystemCallError) {
+    var written = 0
+    while written < buffer.count {
+        written += try retryingInterrupts("write", path: path) {
+            Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+        }
+    }
 }

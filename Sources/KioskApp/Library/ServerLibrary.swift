@@ -272,15 +272,7 @@ private final class FileSink: HTTPBodySink {
     init(_ descriptor: Int32) { self.descriptor = descriptor }
 
     func write(_ bytes: UnsafeRawBufferPointer) -> String? {
-        var written = 0
-        while written < bytes.count {
-            let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return "cannot write the cache: " + String(cString: strerror(errno))
-            }
-            written += count
-        }
+        do { try writeAll(bytes, to: descriptor) } catch { return "cannot write the cache: \(error)" }
         return nil
     }
 }
