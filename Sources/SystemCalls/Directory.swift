@@ -58,3 +58,14 @@ public func parentFolder(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
     return String(path[..<slash])
 }
+
+/// Removes folder `path` and everything under it, as far as it can (what
+/// cannot be removed stays; links are removed, never followed).
+public func removeFolderTree(_ path: String) {
+    var entries: [(name: String, isFolder: Bool)] = []
+    try? forEachDirectoryEntry(path) { name, kind in entries.append((String(decoding: name, as: UTF8.self), kind == .folder)) }
+    for entry in entries {
+        if entry.isFolder { removeFolderTree(path + "/" + entry.name) } else { unlink(path + "/" + entry.name) }
+    }
+    rmdir(path)
+}

@@ -80,7 +80,7 @@ struct RemoteLibraryFigures: ParsableCommand {
 
     private func freshState(_ name: String) -> String {
         let state = "/tmp/kioskd-bench-remote-\(getpid())-\(name)"
-        removeTree(state)
+        removeFolderTree(state)
         mkdir(state, 0o755)
         return state
     }
@@ -89,7 +89,7 @@ struct RemoteLibraryFigures: ParsableCommand {
         var times: [Double] = []
         for round in 0..<3 {
             let state = freshState("first-\(round)")
-            defer { removeTree(state) }
+            defer { removeFolderTree(state) }
             let start = MonotonicClock.now()
             let statistics = try DisplayJob(settings: show(server.url + "ten/", state: state, interval: 3600), index: 0, log: { _ in }).run {
                 $0.firstPictureShownAt != nil || MonotonicClock.now() - start > 60
@@ -128,7 +128,7 @@ struct RemoteLibraryFigures: ParsableCommand {
 
     private func offlineGap(_ server: TestWebDAVServer) throws {
         let state = freshState("offline")
-        defer { removeTree(state) }
+        defer { removeFolderTree(state) }
         let settings = try show(server.url + "ten/", state: state, interval: 1, cacheItems: 30)
         // The cache filled first, as a kiosk's is after its first poll.
         let files = PictureFiles(order: .name)
@@ -181,14 +181,4 @@ func threadCPUSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-/// Removes a folder and everything under it.
-func removeTree(_ path: String) {
-    var entries: [(String, Bool)] = []
-    try? forEachDirectoryEntry(path) { name, kind in entries.append((String(decoding: name, as: UTF8.self), kind == .folder)) }
-    for (name, isFolder) in entries {
-        if isFolder { removeTree(path + "/" + name) } else { unlink(path + "/" + name) }
-    }
-    rmdir(path)
 }

@@ -66,7 +66,7 @@ final class MirrorFolder {
             } else if relative.isEmpty && entry.name == Self.indexName {
                 continue
             } else if entry.name.hasPrefix(".") || index.files[under] == nil {
-                if entry.isFolder { removeTree(path) } else { unlink(path) }
+                if entry.isFolder { removeFolderTree(path) } else { unlink(path) }
                 removed += entry.name.hasPrefix(".") ? 0 : 1
             }
         }
@@ -110,15 +110,5 @@ final class MirrorFolder {
         guard errno == ENOENT, path.count > 1 else { throw .last("mkdir", path: path) }
         try makeFolders(parentFolder(of: path))
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw .last("mkdir", path: path) }
-    }
-
-    /// Removes a folder and everything in it (a stray hidden folder in the mirror).
-    private func removeTree(_ path: String) {
-        var entries: [(String, Bool)] = []
-        try? forEachDirectoryEntry(path) { name, kind in entries.append((String(decoding: name, as: UTF8.self), kind == .folder)) }
-        for (name, isFolder) in entries {
-            if isFolder { removeTree(path + "/" + name) } else { unlink(path + "/" + name) }
-        }
-        rmdir(path)
     }
 }
