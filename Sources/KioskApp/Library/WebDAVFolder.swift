@@ -101,8 +101,9 @@ public struct WebDAVFolder: ServerListing {
     }
 
     /// What each folder answered at the last whole listing: its answer's
-    /// length and hash, the folders in it, and how many files it listed.
-    /// Used by the library's thread only.
+    /// length and hash, the folders in it, and how many files it listed;
+    /// and the credentials read for the last listing, which the fetches
+    /// after it use. Used by the library's thread only.
     private final class Memo: @unchecked Sendable {
         struct Folder {
             var length: Int
@@ -111,11 +112,13 @@ public struct WebDAVFolder: ServerListing {
             var files: Int
         }
         var folders: [String: Folder] = [:]
+        var credentials: (username: String, password: String)?
     }
     private let memo = Memo()
 
     public func list(using client: HTTPClient, unlessUnchanged: Bool) throws(ServerFailure) -> ServerFiles {
         let credentials = try self.credentials()
+        memo.credentials = credentials
         if unlessUnchanged, !memo.folders.isEmpty, let count = try unchangedCount(credentials: credentials, client: client) {
             return ServerFiles(unchanged: true, count: count)
         }
@@ -216,7 +219,7 @@ public struct WebDAVFolder: ServerListing {
 
     public func request(for file: RemoteFile) throws(ServerFailure) -> HTTPRequest {
         let bound = file.version.size > 0 ? min(file.version.size, MirrorPlan.largestFile) : MirrorPlan.largestFile
-        return try request(path: basePath + file.path.relative, maximumBytes: Int(bound), credentials: credentials())
+        return try request(path: basePath + file.path.relative, maximumBytes: Int(bound), credentials: memo.credentials)
     }
 
     private func request(path: String, maximumBytes: Int, credentials: (username: String, password: String)?) throws(ServerFailure) -> HTTPRequest {
@@ -229,7 +232,7 @@ public struct WebDAVFolder: ServerListing {
     }
 
     /// The user name and the password file's first line, read again each
-    /// poll (a corrected file needs no reload).
+    /// poll (a corrected file needs no reload), once: the poll's fetches use what it read.
     private func credentials() throws(ServerFailure) -> (username: String, password: String)? {
         guard let username else { return nil }
         guard let passwordFile else { return (username, "") }
