@@ -114,6 +114,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Expat, loaded on first use: a WebDAV server's PROPFIND answers.
         .systemLibrary(name: "CExpat", providers: [.apt(["libexpat1-dev"])]),
+        // Jansson, loaded on first use: an Immich server's JSON answers.
+        .systemLibrary(name: "CJansson", providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
         .systemLibrary(name: "CCEC"),
@@ -166,6 +168,8 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["SystemCalls", "CCurl"]),
         // A WebDAV server's PROPFIND answers (Expat).
         .target(name: "DAVListing", dependencies: ["SystemCalls", "CExpat"]),
+        // An Immich server's JSON answers (Jansson), read into KioskCore's JSONValue.
+        .target(name: "JSONDocument", dependencies: ["SystemCalls", "KioskCore", "CJansson"]),
 
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
@@ -184,6 +188,7 @@ let package = Package(
             dependencies: [
                 "KioskCore", "KioskRendering", "ImageCodecs", "KioskConfigFile", "DRMOutput", "SystemCalls", "LinuxPlatform",
                 "ServiceManager", "InputDevices", "CLinux", "SeatAccess", "HDMICEC", "MQTTClient", "TextRendering", "HTTPClient", "DAVListing",
+                "JSONDocument",
             ]),
 
         .executableTarget(
@@ -210,7 +215,7 @@ let package = Package(
             name: "uinput-play",
             dependencies: ["InputDevices", "KioskCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The fuzz targets: control clients, config files and picture files (scripts/fuzz builds it with -sanitize=fuzzer; otherwise it replays inputs).
-        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile", "ImageCodecs", "KioskRendering", "TextRendering"]),
+        .executableTarget(name: "kioskd-fuzz", dependencies: ["KioskCore", "KioskConfigFile", "ImageCodecs", "KioskRendering", "TextRendering", "JSONDocument"]),
         // Regenerates demo/images (committed); not part of the product.
         .executableTarget(name: "make-demo-images", dependencies: ["KioskCore", "KioskRendering", "ImageCodecs"]),
 
@@ -221,7 +226,7 @@ let package = Package(
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering", "KioskRendering", "KioskCore", "ImageCodecs", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "KioskCore", "KioskRendering", "SystemCalls", "TestSupport", "CHEIF", "CAVIF"]),
         .testTarget(name: "DRMOutputTests", dependencies: ["DRMOutput", "SystemCalls"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "DAVListing", "KioskCore", "TestSupport", "WebServerSupport", "LoopbackSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "DAVListing", "JSONDocument", "KioskCore", "TestSupport", "WebServerSupport", "LoopbackSupport"]),
         .testTarget(name: "MQTTClientTests", dependencies: ["MQTTClient", "KioskCore", "TestSupport", "BrokerSupport"]),
         // What several test targets share (pipes that close once, a thrown error
         // checked on Swift 6.0 too); tests only.
@@ -239,7 +244,7 @@ let package = Package(
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
                 "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport", "WebServerSupport", "LoopbackSupport", "HTTPClient",
-                "TestSupport",
+                "TestSupport", "TextRendering",
             ]),
     ],
     cxxLanguageStandard: .cxx17

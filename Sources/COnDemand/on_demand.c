@@ -127,6 +127,13 @@
     F(XML_ParserFree) F(XML_SetCharacterDataHandler) F(XML_SetElementHandler) F(XML_SetEntityDeclHandler) \
     F(XML_SetUserData) F(XML_StopParser)
 
+// Jansson, for an Immich server's answers (JSONDocument). json_decref is
+// an inline function of its header that calls json_delete.
+#define JANSSON_FUNCTIONS(F) \
+    F(json_array_get) F(json_array_size) F(json_delete) F(json_integer_value) F(json_loadb) F(json_object_iter) \
+    F(json_object_iter_key) F(json_object_iter_key_len) F(json_object_iter_next) F(json_object_iter_value) \
+    F(json_real_value) F(json_string_length) F(json_string_value)
+
 // FFmpeg, for video clips (CFFmpeg's shim.h calls only these too).
 #define AVUTIL_FUNCTIONS(F) \
     F(av_dict_free) F(av_dict_get) F(av_dict_set) F(av_display_rotation_get) F(av_frame_alloc) F(av_frame_free) \
@@ -201,6 +208,7 @@ AVCODEC_FUNCTIONS(DEFINE_JUMP)
 AVFORMAT_FUNCTIONS(DEFINE_JUMP)
 CURL_FUNCTIONS(DEFINE_JUMP)
 EXPAT_FUNCTIONS(DEFINE_JUMP)
+JANSSON_FUNCTIONS(DEFINE_JUMP)
 
 struct on_demand_function {
     const char *name;
@@ -226,6 +234,7 @@ static const struct on_demand_function avcodec_functions[] = {AVCODEC_FUNCTIONS(
 static const struct on_demand_function avformat_functions[] = {AVFORMAT_FUNCTIONS(ENTRY)};
 static const struct on_demand_function curl_functions[] = {CURL_FUNCTIONS(ENTRY)};
 static const struct on_demand_function expat_functions[] = {EXPAT_FUNCTIONS(ENTRY)};
+static const struct on_demand_function jansson_functions[] = {JANSSON_FUNCTIONS(ENTRY)};
 
 // libavif's soname follows its ABI: 0.11 is libavif.so.15, every 1.x so
 // far libavif.so.16. A test compares each soname here with the one the
@@ -267,6 +276,7 @@ static const struct {
     [on_demand_avformat] = {SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), avformat_functions, COUNT(avformat_functions)},
     [on_demand_curl] = {"libcurl.so.4", curl_functions, COUNT(curl_functions)},
     [on_demand_expat] = {"libexpat.so.1", expat_functions, COUNT(expat_functions)},
+    [on_demand_jansson] = {"libjansson.so.4", jansson_functions, COUNT(jansson_functions)},
 };
 
 // Recursive: a library's constructor may call one of its own functions.

@@ -34,7 +34,8 @@ public enum EXIFDateTaken {
     }
 
     /// `"YYYY:MM:DD HH:MM:SS"` as local time; nil when malformed (cameras write `"    :  :  "` for unknown).
-    static func seconds(fromEXIF text: [UInt8]) -> Int64? {
+    /// The separators are not read: Immich's `2024-05-01T12:30:00` reads the same.
+    public static func seconds(fromEXIF text: [UInt8]) -> Int64? {
         func number(_ range: Range<Int>) -> Int32? {
             var value: Int32 = 0
             for byte in text[range] {

@@ -15,8 +15,8 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
     case heif, avif, mosquitto, raqm, freeType, fontconfig, exempi, iptcData, webP, webPDemux, gif, spng, yuv
     /// FFmpeg's three, for video clips, opened together (``ImageCodecs``' `ClipCodec`).
     case avUtil, avCodec, avFormat
-    /// A server's photo library: HTTP (libcurl, with its TLS) and a WebDAV server's XML (Expat).
-    case curl, expat
+    /// A server's photo library: HTTP (libcurl, with its TLS), a WebDAV server's XML (Expat) and an Immich server's JSON (Jansson).
+    case curl, expat, jansson
 
     /// The soname opened: the one the headers kioskd was built with belong to.
     public var soname: String { String(cString: on_demand_soname(cLibrary)) }
@@ -66,6 +66,7 @@ public enum OnDemandLibrary: CaseIterable, Sendable {
         case .avFormat: on_demand_avformat
         case .curl: on_demand_curl
         case .expat: on_demand_expat
+        case .jansson: on_demand_jansson
         }
     }
 }

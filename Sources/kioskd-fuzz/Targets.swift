@@ -1,6 +1,6 @@
 import ImageCodecs
 
-/// `kioskd-fuzz [control|config|picture|webp|heif|avif|clip|mqtt|caption|title|motion] ...`: the fuzz targets in one executable,
+/// `kioskd-fuzz [control|config|picture|webp|heif|avif|clip|mqtt|caption|title|motion|immich] ...`: the fuzz targets in one executable,
 /// chosen by the first argument (`control` when it is none of them):
 /// - `control`: what a control client can send (``runControlScript(_:)``);
 /// - `config`: a config file's bytes (``readConfigFile(_:)``);
@@ -10,13 +10,14 @@ import ImageCodecs
 /// - `mqtt`: a command or a group's beat from a broker (``readMQTTPayload(_:)``);
 /// - `caption`: a description or caption template, drawn (``drawCaption(_:)``);
 /// - `title`: a photo's EXIF, XMP and IPTC, read for its title (``readTitle(_:)``);
-/// - `motion`: a photo read for an embedded movie and a Live Photo's identifier (``findMotion(_:)``).
+/// - `motion`: a photo read for an embedded movie and a Live Photo's identifier (``findMotion(_:)``);
+/// - `immich`: an Immich server's answer, read as JSON and as each answer kioskd reads (``readImmichAnswer(_:)``).
 ///
 /// Built with `-sanitize=fuzzer -D FUZZING` (`scripts/fuzz`), the rest of
 /// the arguments are libFuzzer's. Otherwise it is a replayer: each
 /// argument is a saved input (a crash libFuzzer found), run once.
 enum FuzzTarget: String {
-    case control, config, picture, webp, heif, avif, clip, mqtt, caption, title, motion
+    case control, config, picture, webp, heif, avif, clip, mqtt, caption, title, motion, immich
 
     var run: (UnsafeRawBufferPointer) -> Void {
         switch self {
@@ -31,6 +32,7 @@ enum FuzzTarget: String {
         case .caption: return drawCaption
         case .title: return readTitle
         case .motion: return findMotion
+        case .immich: return readImmichAnswer
         }
     }
 

@@ -83,6 +83,8 @@ func reason<Failure: Error>(_ type: Failure.Type, sourceLocation: SourceLocation
                 case .title: title
                 case .file: "IMG_0042"
                 case .folder: "Holidays"
+                case .people: "Anna, Grandma"
+                case .album: nil
                 case .date: nil
                 }
             },
@@ -92,6 +94,7 @@ func reason<Failure: Error>(_ type: Failure.Type, sourceLocation: SourceLocation
     @Test func fieldsAreFilledLineByLine() throws {
         #expect(try caption("{title}\n{date:%e %B %Y}") == "Harbour\n12 May 2024")
         #expect(try caption("{folder}: {file}") == "Holidays: IMG_0042")
+        #expect(try caption("{people}\n{album}") == "Anna, Grandma", "a server's fields; a line with none left out")
         #expect(try caption("{{{title}}}") == "{Harbour}")
     }
 

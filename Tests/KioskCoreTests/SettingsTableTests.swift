@@ -94,7 +94,8 @@ import Glibc
         #expect(named(.newDisplay) == ["device", "connector", "mode", "rotation", "display", "size"])
         #expect(named(.newFolder) == [
             "images", "recursive", "order", "video", "rescan_interval", "webdav.url", "webdav.username", "webdav.password_file", "webdav.poll",
-            "webdav.ca_file", "cache_max", "cache_items",
+            "webdav.ca_file", "immich.url", "immich.api_key_file", "immich.albums", "immich.people", "immich.favourites", "immich.memories",
+            "immich.random", "immich.poll", "immich.ca_file", "cache_max", "cache_items",
         ])
         #expect(named(.restart) == ["socket", "socket_group", "input", "grab", "tap_zones", "calibration", "keys", "presence_keys", "light_sensor", "cec", "state_dir", "start_paused", "video_audio"])
         #expect(named(.live).contains("interval") && named(.live).contains("max_zoom"))

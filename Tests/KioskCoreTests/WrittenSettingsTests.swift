@@ -20,6 +20,10 @@ import Testing
             ("mqtt.ca_file", .string("/etc/kioskd/ca.pem")), ("mqtt.client_cert", .string("/etc/kioskd/kiosk.pem")),
             ("mqtt.client_key", .string("/etc/kioskd/kiosk.key")), ("mqtt.keepalive", .integer(90)),
             ("idle_off", .string("90s")), ("wake_on_presence", .string("always")),
+            ("immich.url", .string("https://photos.example/kiosk")), ("immich.api_key_file", .string("immich-api-key")),
+            ("immich.albums", .list([.string("Holidays, 2024"), .string("1a2b3c4d-0000-4000-8000-00000000a001")])),
+            ("immich.people", .string("Anna,Grandma")), ("immich.favourites", .boolean(true)), ("immich.memories", .boolean(true)),
+            ("immich.random", .integer(25)), ("immich.poll", .string("90s")), ("immich.ca_file", .string("/etc/kioskd/home-ca.pem")),
         ]
         for (name, value) in values { try settings.set(name, to: value) }
         return settings
@@ -40,7 +44,8 @@ import Testing
         }
         #expect(KioskSettings.table.keys.filter { KioskSettings().writtenValue(of: $0) == nil } == [
             "images", "visible", "slot_height", "socket_group", "mqtt.name", "mqtt.username", "mqtt.password_file", "mqtt.ca_file",
-            "mqtt.client_cert", "mqtt.client_key", "webdav.username", "webdav.password_file", "webdav.ca_file",
+            "mqtt.client_cert", "mqtt.client_key", "webdav.username", "webdav.password_file", "webdav.ca_file", "immich.api_key_file",
+            "immich.ca_file",
         ])
         #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
     }

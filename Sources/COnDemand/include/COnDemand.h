@@ -4,7 +4,8 @@
 // libiptcdata, libwebp, giflib, libspng (with zlib) or libyuv, which
 // together cost about 8 MB of resident memory; a show without video clips
 // never maps FFmpeg's libraries (with the codecs' own: dav1d, libvpx, x265);
-// a show without a server's library never maps libcurl (with its TLS) or Expat.
+// a show without a server's library never maps libcurl (with its TLS), Expat
+// or Jansson.
 //
 // Each function kioskd calls in them is a jump through a pointer
 // (on_demand.c); opening the library fills its pointers by dlsym. The
@@ -34,6 +35,7 @@ enum on_demand_library {
     on_demand_avformat,
     on_demand_curl,
     on_demand_expat,
+    on_demand_jansson,
     on_demand_library_count
 };
 

@@ -174,9 +174,9 @@ public struct DisplayJob {
     }
 
     private func makeShow(on display: OpenedDisplay) throws(DisplayJobError) -> MadeShow {
-        guard settings.images != nil || settings.webdav.url != nil else { throw .setup(.noImageFolder) }
+        guard settings.namesAnyLibrary else { throw .setup(.noImageFolder) }
         let libraries: [any PictureLibrary]
-        do { libraries = try PictureLibraries.make(for: settings) } catch { throw .setup(.folder(error)) }
+        do { libraries = try PictureLibraries.make(for: settings, panel: display.screen.panelSize) } catch { throw .setup(.folder(error)) }
         let stopLibraries = { libraries.forEach { $0.stop() } }
         let assembly: ShowAssembly
         do {

@@ -55,8 +55,13 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
     if let problem = explained.settings.webdav.problem {
         throw SettingError(setting: "webdav", value: explained.settings.webdav.url?.description ?? "none", reason: problem)
     }
-    if let url = explained.settings.webdav.url, explained.settings.stateDirectory == nil {
-        throw SettingError(setting: "webdav.url", value: url.description, reason: "a server's pictures are cached under state_dir, which is \"none\": give it a folder")
+    if let problem = explained.settings.immich.problem {
+        throw SettingError(setting: "immich", value: explained.settings.immich.url?.description ?? "none", reason: problem)
+    }
+    for (setting, url) in [("webdav.url", explained.settings.webdav.url), ("immich.url", explained.settings.immich.url)] {
+        if let url, explained.settings.stateDirectory == nil {
+            throw SettingError(setting: setting, value: url.description, reason: "a server's pictures are cached under state_dir, which is \"none\": give it a folder")
+        }
     }
     // Key names are the kernel's: libevdev knows them all.
     for name in explained.settings.input.keys.keys.sorted() where keyCode(named: name) == nil {

@@ -21,11 +21,16 @@ import Glibc
 final class MirrorFolder {
     /// The index's name in the folder: hidden, so never shown.
     static let indexName = ".kioskd-mirror"
+    /// The pictures' facts beside it (``PictureFactsFile``), for a server that gives any.
+    static let factsName = ".kioskd-facts"
 
     let root: String
     private(set) var index: MirrorIndex
     /// Whether the index changed since it was last written.
     private(set) var indexChanged = false
+    /// What the server said of its pictures at the last listing, by relative path.
+    private(set) var facts: [String: PictureFacts] = [:]
+    private var factsChanged = false
     /// What opening it found, for the log (a fresh mirror, files tidied away).
     private(set) var notes: [String] = []
 
@@ -37,6 +42,8 @@ final class MirrorFolder {
         let bytes = try? readWholeFile(self.root + "/" + Self.indexName, limit: 512 << 20)
         if let bytes, let read = MirrorIndex.read(bytes, source: source) {
             index = read
+            let factsBytes = try? readWholeFile(self.root + "/" + Self.factsName, limit: 512 << 20)
+            facts = factsBytes.flatMap(PictureFactsFile.read) ?? [:]
         } else {
             index = MirrorIndex(source: source)
             if bytes != nil { notes.append("the cache of \(source) is of another address or version: starting it afresh") }
@@ -63,7 +70,7 @@ final class MirrorFolder {
             if entry.isFolder, !entry.name.hasPrefix(".") {
                 tidy(folder: path, relative: under, removed: &removed)
                 _ = rmdir(path)  // Only when it is left empty: rmdir refuses otherwise.
-            } else if relative.isEmpty && entry.name == Self.indexName {
+            } else if relative.isEmpty && (entry.name == Self.indexName || entry.name == Self.factsName) {
                 continue
             } else if entry.name.hasPrefix(".") || index.files[under] == nil {
                 if entry.isFolder { removeFolderTree(path) } else { unlink(path) }
@@ -97,8 +104,19 @@ final class MirrorFolder {
         }
     }
 
-    /// Writes the index, if it changed, whole and atomically.
+    /// Takes what the server now says of its pictures (written with the index).
+    func setFacts(_ facts: [String: PictureFacts]) {
+        guard facts != self.facts else { return }
+        self.facts = facts
+        factsChanged = true
+    }
+
+    /// Writes the index and the facts, those that changed, each whole and atomically.
     func saveIndex() throws(SystemCallError) {
+        if factsChanged {
+            try AtomicFile.write(PictureFactsFile.encoded(facts), to: root + "/" + Self.factsName)
+            factsChanged = false
+        }
         guard indexChanged else { return }
         try AtomicFile.write(index.encoded, to: root + "/" + Self.indexName)
         indexChanged = false

@@ -42,16 +42,17 @@ extension FolderWatcher: PictureLibrary {
 }
 
 /// The libraries the settings name, made (and first listed) in their order.
-/// Today that is the picture folder, `images`; servers (`[webdav]`,
-/// `[immich]`) are to join it, each feeding the same show.
+/// The picture folder, `images`, and the servers, `[webdav]` and
+/// `[immich]`, each feeding the same show.
 enum PictureLibraries {
     /// Makes them; throws what stops the first that cannot be made (a
     /// folder that exists but cannot be read), after stopping those made.
-    static func make(for settings: KioskSettings) throws(SystemCallError) -> [any PictureLibrary] {
+    static func make(for settings: KioskSettings, panel: PixelSize? = nil) throws(SystemCallError) -> [any PictureLibrary] {
         var made: [any PictureLibrary] = []
         do {
             if let images = settings.images { made.append(try FolderWatcher(root: images, settings: settings.folder)) }
             if let webdav = try ServerLibrary.webDAV(for: settings) { made.append(webdav) }
+            if let immich = try ServerLibrary.immich(for: settings, panel: panel) { made.append(immich) }
         } catch {
             made.forEach { $0.stop() }
             throw error

@@ -40,6 +40,9 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
     private let cache: LibraryCacheSettings
     private let poll: Double
     private let mailbox: WorkerMailbox<Shared>
+    /// Whose the facts this library publishes are (``PictureFactsRegistry``).
+    private let factsOwner = FactsOwner()
+    private final class FactsOwner {}
 
     private struct Shared {
         var report: LibraryReport?
@@ -56,6 +59,8 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
         self.cache = cache
         self.poll = poll
         mirror = try MirrorFolder(root: mirrorRoot, source: server.address.description)
+        // Before the watch lists the mirror: its Live Photos pair by them.
+        if !mirror.facts.isEmpty { PictureFactsRegistry.publish(mirror.facts, under: mirror.root, by: factsOwner) }
         var mirrorSettings = folder
         mirrorSettings.recursive = true  // The server's own layout: its folders are the mirror's.
         watcher = try FolderWatcher(root: mirror.root, settings: mirrorSettings)
@@ -84,6 +89,16 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
             folder: settings.folder)
     }
 
+    /// The `[immich]` library the settings name, made; nil when they name
+    /// none. `panel`: the screen's, which chooses previews or originals.
+    static func immich(for settings: KioskSettings, panel: PixelSize?) throws(SystemCallError) -> ServerLibrary? {
+        guard let address = settings.immich.url, let state = settings.stateDirectory else { return nil }
+        let server = ImmichServer(settings: settings.immich, address: address, size: ImmichPictureSize.choose(forPanel: panel), clips: settings.folder.clips)
+        return try ServerLibrary(
+            server: server, mirrorRoot: state + "/libraries/immich", cache: settings.libraryCache, poll: settings.immich.poll,
+            folder: settings.folder)
+    }
+
     var firstListing: [PlaylistEntry]? { watcher.firstListing }
     var firstNotes: [String] { mirror.notes + watcher.firstNotes }
     var readyFD: Int32 { watcher.readyFD }
@@ -98,6 +113,7 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
     }
 
     public func stop() {
+        PictureFactsRegistry.withdraw(under: mirror.root, by: factsOwner)
         watcher.stop()
         mailbox.tell { $0.stopping = true }
         client?.cancel()
@@ -171,6 +187,10 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
             caughtUp = true
             report(.online, listed: listed)
             return nil
+        }
+        if let facts = listing.facts {
+            mirror.setFacts(facts)
+            PictureFactsRegistry.publish(facts, under: mirror.root, by: factsOwner)
         }
         let plan = MirrorPlan(listed: listing.files, cached: mirror.index.files, maxBytes: cache.maxBytes, maxItems: cache.maxItems)
         listed = listing.files.count

@@ -27,6 +27,9 @@ public struct ServerFiles {
     /// The server answered as it did at the last listing: `files` is empty, `count` says how many.
     public var unchanged = false
     public var count = 0
+    /// What the server says of its pictures beyond their files (Immich's
+    /// captions), by relative path; nil when it says nothing (WebDAV).
+    public var facts: [String: PictureFacts]? = nil
 }
 
 /// Why a server could not be read, sorted as `status` reports it.

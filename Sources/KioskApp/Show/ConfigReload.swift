@@ -110,8 +110,8 @@ final class ConfigReload: SettingsReloading {
 
         var made: [any PictureLibrary]?
         var listing: FolderListing?
-        if changed.contains(where: { $0.reload == .newFolder }), applied.images != nil || applied.webdav.url != nil {
-            do { made = try PictureLibraries.make(for: applied) } catch {
+        if changed.contains(where: { $0.reload == .newFolder }), applied.namesAnyLibrary {
+            do { made = try PictureLibraries.make(for: applied, panel: controller.screen.panelSize) } catch {
                 return refuse(verb, "cannot read the picture folder \(error)")
             }
             listing = PictureLibraries.firstListing(of: made ?? [])

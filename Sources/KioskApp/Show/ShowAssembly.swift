@@ -24,7 +24,7 @@ struct ShowAssembly {
     /// without one the folder is listed here (a snapshot, the benchmark).
     init(settings: KioskSettings, panel: PixelSize, listing given: FolderListing? = nil) throws(ShowSetupError) {
         // A server's library alone needs no folder on the kiosk.
-        guard settings.images != nil || settings.webdav.url != nil else { throw .noImageFolder }
+        guard settings.namesAnyLibrary else { throw .noImageFolder }
         let listing: FolderListing
         do { layout = try ShowLayout(settings: settings, panel: panel) } catch { throw .setting(error) }
         if let given { listing = given } else if let images = settings.images {
@@ -68,7 +68,7 @@ struct ShowAssembly {
     }
 
     static func emptyNote(_ settings: KioskSettings) -> String {
-        let places = [settings.images, settings.webdav.url.map { "the cache of \($0)" }].compactMap { $0 }.joined(separator: " or ")
+        let places = [settings.images, settings.webdav.url.map { "the cache of \($0)" }, settings.immich.url.map { "the cache of \($0)" }].compactMap { $0 }.joined(separator: " or ")
         return "no pictures to show in \(places) (looking for \(PictureCodecs.spokenExtensions(joinedBy: "and")) files): showing the background only"
     }
 }
@@ -81,7 +81,7 @@ public enum ShowSetupError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noImageFolder: return "no picture folder: pass --images DIR, or set images (or [webdav] url) in the config file"
+        case .noImageFolder: return "no picture folder: pass --images DIR, or set images (or [webdav] or [immich] url) in the config file"
         case .setting(let error): return error.description
         case .folder(let error): return "cannot read the picture folder \(error)"
         }

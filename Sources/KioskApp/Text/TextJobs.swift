@@ -18,11 +18,20 @@ struct CaptionFacts: Hashable, Sendable {
     var path: String
     var title: String?
     var dateTaken: Int64?
+    var people: String?
+    var album: String?
 
+    /// What the file says (`info`), and what its server says
+    /// (``PictureFactsRegistry``), the file's own first.
     init(path: String, info: PictureInfo?) {
         self.path = path
         title = info?.caption
         dateTaken = info?.dateTaken
+        guard let facts = PictureFactsRegistry.facts(of: path) else { return }
+        if title == nil || title?.isEmpty == true { title = facts.title }
+        if dateTaken == nil { dateTaken = facts.taken.flatMap { EXIFDateTaken.seconds(fromEXIF: Array($0.utf8.prefix(19))) } }
+        people = facts.peopleWritten
+        album = facts.album
     }
 
     /// The caption `template` makes of these facts, dates written by `dates`.
@@ -35,6 +44,8 @@ struct CaptionFacts: Hashable, Sendable {
                 case .title: title
                 case .file: name.lastIndex(of: ".").map { String(name[..<$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? name
                 case .folder: folder
+                case .people: people
+                case .album: album
                 case .date: nil
                 }
             },

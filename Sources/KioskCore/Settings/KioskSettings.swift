@@ -328,6 +328,11 @@ public struct KioskSettings: Hashable, Sendable {
     public var mqtt = MQTTSettings()
     /// The `[webdav]` table: a server's folder whose pictures join the show.
     public var webdav = WebDAVSettings()
+    /// The `[immich]` table: an Immich server whose chosen photos join the show.
+    public var immich = ImmichSettings()
+
+    /// Whether any library is named: the picture folder, or a server.
+    public var namesAnyLibrary: Bool { images != nil || webdav.url != nil || immich.url != nil }
     /// The disk cache server libraries are mirrored into (`cache_max`, `cache_items`).
     public var libraryCache = LibraryCacheSettings()
     /// Where kioskd keeps what outlives it (the centred picture, to resume

@@ -164,7 +164,7 @@ extension KioskSettings {
         // Words on the screen.
         SettingDescriptor(
             "caption", \.text.caption, .caption, flag: .drawing, valueName: "template", reload: .live,
-            help: "What each picture's caption says, e.g. \"{title}\\n{date:%e %B %Y}\": {title} (EXIF ImageDescription, else XMP dc:title, dc:description, else the IPTC caption), {date} or {date:strftime pattern} (when it was taken), {file} (its name without extension), {folder}; \"\" for none. A line whose fields are all empty is left out."),
+            help: "What each picture's caption says, e.g. \"{title}\\n{date:%e %B %Y}\": {title} (EXIF ImageDescription, else XMP dc:title, dc:description, else the IPTC caption), {date} or {date:strftime pattern} (when it was taken), {file} (its name without extension), {folder}, and from Immich {people} (the names of the people in it) and {album}; \"\" for none. A line whose fields are all empty is left out."),
         SettingDescriptor(
             "caption_lines", \.text.captionLines, .captionLines, flag: .drawing, valueName: "n", reload: .live,
             help: "Lines a caption may wrap to (1 to 10); the last is cut with an ellipsis."),
@@ -244,6 +244,35 @@ extension KioskSettings {
             help: "How often the server is asked what changed: \"5m\", \"30s\", \"1h\" (at least 10 seconds). Files are compared by ETag and size; only changed files are fetched."),
         SettingDescriptor(
             "ca_file", in: "webdav", \.webdav.caFile, .file(example: "/etc/kioskd/home-ca.pem"), flag: .show, valueName: "path", reload: .newFolder,
+            unwritten: "the system's certificates (/etc/ssl/certs)",
+            help: "PEM certificates an https:// server's certificate must chain to (a home CA); it is refused when it does not."),
+        SettingDescriptor(
+            "url", in: "immich", \.immich.url, .serverAddress, flag: .show, valueName: "url", reload: .newFolder,
+            help: "An Immich server whose chosen photos join the show (its web address, e.g. https://photos.example/), mirrored into the cache under state_dir as a WebDAV folder's are; or none."),
+        SettingDescriptor(
+            "api_key_file", in: "immich", \.immich.apiKeyFile, .file(example: "immich-api-key"), flag: .show, valueName: "path", reload: .newFolder,
+            unwritten: "none",
+            help: "A file whose first line is an API key made in Immich (Account Settings, API Keys; asset.read and the search, album, person and memory reads suffice); a bare name is looked up in systemd's $CREDENTIALS_DIRECTORY (LoadCredential=)."),
+        SettingDescriptor(
+            "albums", in: "immich", \.immich.albums, .immichNames(example: "Holidays 2024"), flag: .show, valueName: "a1,a2", reload: .newFolder,
+            help: "Albums whose photos are shown, by their names as Immich shows them or by their ids; names are looked up again at every poll."),
+        SettingDescriptor(
+            "people", in: "immich", \.immich.people, .immichNames(example: "Grandma"), flag: .show, valueName: "p1,p2", reload: .newFolder,
+            help: "People whose photos are shown, by their names as Immich shows them or by their ids."),
+        SettingDescriptor(
+            "favourites", in: "immich", \.immich.favourites, .boolean, flag: .show, switch: true, valueName: "bool", reload: .newFolder,
+            help: "Show the photos marked as favourites."),
+        SettingDescriptor(
+            "memories", in: "immich", \.immich.memories, .boolean, flag: .show, switch: true, valueName: "bool", reload: .newFolder,
+            help: "Show today's memories: the photos Immich shows \"on this day\" in earlier years."),
+        SettingDescriptor(
+            "random", in: "immich", \.immich.random, .immichRandom, flag: .show, valueName: "n", reload: .newFolder,
+            help: "How many random photos of the whole library each poll shows, drawn anew each time; 0: none."),
+        SettingDescriptor(
+            "poll", in: "immich", \.immich.poll, .pollInterval, flag: .show, valueName: "time", reload: .newFolder,
+            help: "How often the server is asked what changed: \"5m\", \"30s\", \"1h\" (at least 10 seconds). Album and people names are looked up again each time."),
+        SettingDescriptor(
+            "ca_file", in: "immich", \.immich.caFile, .file(example: "/etc/kioskd/home-ca.pem"), flag: .show, valueName: "path", reload: .newFolder,
             unwritten: "the system's certificates (/etc/ssl/certs)",
             help: "PEM certificates an https:// server's certificate must chain to (a home CA); it is refused when it does not."),
         SettingDescriptor(

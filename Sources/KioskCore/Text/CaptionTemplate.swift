@@ -4,14 +4,18 @@
 /// Fields: `{title}` (the photo's own description: EXIF ImageDescription,
 /// else XMP dc:title, else XMP dc:description, else the IPTC caption),
 /// `{date}` or `{date:pattern}` (when it was taken, a strftime pattern,
-/// `%e %B %Y` by default), `{file}` (the file name without its extension)
-/// and `{folder}` (the name of the folder it is in). `{{` and `}}` are
+/// `%e %B %Y` by default), `{file}` (the file name without its extension),
+/// `{folder}` (the name of the folder it is in), and from a server that
+/// says them (Immich), `{people}` (the names of the people in it) and
+/// `{album}` (the album it was chosen through). An Immich photo's
+/// `{title}` and `{date}` are its own when its file holds them, else the
+/// server's (its description, when it was taken). `{{` and `}}` are
 /// braces; a line break is one in the text, or `\n` typed as two
 /// characters (on a command line). A line whose fields are all empty (a photo with no title) is
 /// left out, rather than drawn as its bare words.
 public struct CaptionTemplate: Hashable, Sendable, CustomStringConvertible {
     public enum Field: String, CaseIterable, Sendable {
-        case title, date, file, folder
+        case title, date, file, folder, people, album
     }
 
     enum Part: Hashable, Sendable {
