@@ -105,7 +105,8 @@ public final class TestImmichServer {
         ((try? String(contentsOfFile: folder + "/problems.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// The Python with openapi-core that scripts/install-deps --vm made, else the system's.
+    /// The Python with openapi-core that scripts/install-deps --vm made, else the
+    /// system's (Debian 13 packages openapi-core: scripts/check-debian-swift).
     static var python: String {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let made = package + "/.build/test-python/bin/python3"
