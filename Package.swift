@@ -207,7 +207,7 @@ let package = Package(
             name: "kioskd-bench",
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "ImageCodecs", "CTurboJPEG", "CWebP", "CHEIF", "CAVIF", "ControlClient", "CLinux", "InputDevices",
-                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport", "TextRendering", "HTTPClient", "WebServerSupport",
+                "SystemCalls", "LinuxPlatform", "MQTTClient", "BrokerSupport", "TextRendering", "HTTPClient", "WebServerSupport", "JSONDocument",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The VM tests' virtual touchscreen and keyboard (uinput through libevdev).

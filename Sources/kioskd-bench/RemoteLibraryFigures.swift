@@ -1,6 +1,7 @@
 import ArgumentParser
 import HTTPClient
 import ImageCodecs
+import JSONDocument
 import KioskApp
 import KioskCore
 import LinuxPlatform
@@ -28,6 +29,11 @@ import Glibc
 ///   (as during a poll), its index, and the show's playlist of its files;
 ///   printed beside `rss_per_100k_pictures_mb` (a folder's 100,000),
 ///   measured in this run, and their ratio (the target: at most 2).
+/// - `immich_listing_cpu_ms`: the CPU time to read an Immich album of
+///   10,000 photos as a poll that finds a change does: 10 search pages of
+///   1,000 assets each, with their EXIF and people, as Immich's
+///   specification shapes them (about 8 MB of JSON), parsed by Jansson,
+///   read by `ImmichAnswers`, named for the mirror and planned; the median of 5.
 struct RemoteLibraryFigures: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote",
@@ -41,6 +47,7 @@ struct RemoteLibraryFigures: ParsableCommand {
 
     func run() throws {
         if let memoryOf { return try memory(of: memoryOf) }
+        try immichListingCPU()
         let server = try TestWebDAVServer()
         try hardLinkedFolder(server.files + "/ten", count: count) {
             try JPEGCodec.encode(GeneratedPictures.photo(PixelSize(width: 1920, height: 1280)), quality: 90)
@@ -124,6 +131,43 @@ struct RemoteLibraryFigures: ParsableCommand {
         }
         print("remote_poll_cpu_ms \(format(median(cpu))) ms of the library's thread for one unchanged poll of \(count) files (the median of 5; \(format(median(wall))) ms on the clock, the server's time included)")
         print("remote_listing_cpu_ms \(format(whole)) ms of the library's thread to list and plan those \(count) files whole (a poll that finds a change)")
+    }
+
+    private func immichListingCPU() throws {
+        func padded(_ n: Int) -> String { String(repeating: "0", count: 6 - String(n).count) + String(n) }
+        let pages = (0..<10).map { page in
+            let items = (0..<1000).map { n in
+                let id = "0b0e6c1e-1f1a-4c3e-8d7a-" + padded(page) + padded(n)
+                return #"{"id":"\#(id)","type":"IMAGE","originalFileName":"IMG_\#(page)\#(n).HEIC","originalPath":"/upload/library/IMG_\#(page)\#(n).HEIC","#
+                    + #""ownerId":"5e1f0c52-7b7e-4d43-9d3e-2f4d0c6b1a01","checksum":"q1w2e3r4t5y6u7i8o9p0a1s2d3f=","createdAt":"2024-01-01T00:00:00.000Z","#
+                    + #""updatedAt":"2024-06-01T00:00:00.000Z","fileCreatedAt":"2024-05-01T12:30:00.000Z","fileModifiedAt":"2024-05-01T12:30:00.000Z","#
+                    + #""localDateTime":"2024-05-01T12:30:00.000Z","duration":null,"hasMetadata":true,"width":4032,"height":3024,"isArchived":false,"#
+                    + #""isEdited":false,"isFavorite":false,"isOffline":false,"isTrashed":false,"thumbhash":"1QcSHQRnh493V4dIh4eXh1h4kJUI","#
+                    + #""visibility":"timeline","livePhotoVideoId":null,"exifInfo":{"make":"Apple","model":"iPhone 15","exifImageWidth":4032,"#
+                    + #""exifImageHeight":3024,"fileSizeInByte":2400000,"description":"At the lake","dateTimeOriginal":"2024-05-01T10:30:00.000Z","#
+                    + #""latitude":47.1,"longitude":8.2,"city":"Lucerne","country":"Switzerland","fNumber":1.8,"iso":50},"#
+                    + #""people":[{"id":"1a2b3c4d-0000-4000-8000-00000000b001","name":"Grandma","birthDate":null,"isHidden":false,"thumbnailPath":""}]}"#
+            }
+            return Array(#"{"albums":{"count":0,"facets":[],"items":[],"total":0},"assets":{"count":1000,"facets":[],"items":["#.utf8)
+                + Array(items.joined(separator: ",").utf8) + Array(#"],"nextPage":null,"total":10000}}"#.utf8)
+        }
+        var cpu: [Double] = []
+        var files = 0
+        for _ in 0..<5 {
+            let start = threadCPUSeconds()
+            var listed: [RemoteFile] = []
+            for page in pages {
+                for asset in try ImmichAnswers.searchPage(try JSONDocument.parse(page)).assets {
+                    for file in asset.mirrored(size: .preview, clips: true) { if let remote = asset.remoteFile(file) { listed.append(remote) } }
+                }
+            }
+            let plan = MirrorPlan(listed: listed, cached: [:], maxBytes: 1 << 40, maxItems: 1_000_000)
+            cpu.append((threadCPUSeconds() - start) * 1000)
+            files = plan.fetch.count
+        }
+        guard files == 10_000 else { throw ValidationError("an Immich listing of 10,000 photos planned \(files)") }
+        let bytes = pages.reduce(0) { $0 + $1.count }
+        print("immich_listing_cpu_ms \(format(median(cpu))) ms to read and plan an Immich album of 10,000 photos (10 search pages, \(bytes / 1_000_000) MB of JSON; the median of 5)")
     }
 
     private func offlineGap(_ server: TestWebDAVServer) throws {

@@ -184,6 +184,57 @@ import Glibc
         #expect(CaptionFacts(path: green, info: nil).people == nil, "a stopped library's facts are withdrawn")
     }
 
+    /// A show fed by the picture folder and Immich together: every
+    /// picture takes the centre, checked at the screen's pixel, and goes on
+    /// doing so from the cache after the server is killed.
+    @Test func anImmichAlbumFeedsTheShowAlongsideTheFolderAndStaysWhenTheServerIsKilled() throws {
+        let server = try TestImmichServer()
+        try server.set(try family())
+        let state = try PictureFolderFixture()
+        let local = try PictureFolderFixture()
+        try local.write("a.png", try flatPNG(yellow))
+        local.age("a.png")
+        var settings = KioskSettings()
+        settings.images = local.path
+        settings.layout.background = background
+        settings.motion.interval = 2
+        let run = try SimulatedShow(settings)
+        let folder = try FolderWatcher(root: local.path, settings: settings.folder)
+        let immich = try library(server, state: state.path) { $0.albums = [Self.album.name] }
+        let source = LibrarySource(libraries: [folder, immich])
+        defer { source.stop() }
+        run.controller.libraries = source.statuses
+        func immichStatus() -> JSONObject? {
+            if case .object(let object) = ControlCommands(controller: run.controller, started: 0, wakeUp: { 0 }).status.libraries.last { object } else { nil }
+        }
+        func feed(until done: () -> Bool) {
+            let deadline = Date().addingTimeInterval(30)
+            while !done(), Date() < deadline {
+                _ = immich.waitForNews(milliseconds: 50)
+                source.take(immich.take(), from: 1, controller: run.controller)
+                if let report = immich.takeReport() { source.take(report, from: 1, controller: run.controller) }
+            }
+        }
+        feed { run.show.pictures.pictures.playlist.count == 3 && immichStatus()?["cached"] == 2 }
+        #expect(immichStatus()?["kind"] == "immich" && immichStatus()?["state"] == "online" && immichStatus()?["assets"] == 2)
+        func centred(until: Double) throws -> Set<UInt32> {
+            var seen: Set<UInt32> = []
+            for second in stride(from: until - 12, through: until, by: 2) {
+                run.run(until: second)
+                let frame = try #require(run.screen.shown)
+                seen.insert(frame.pixels[frame.size.height / 2 * frame.size.width + frame.size.width / 2] & 0xFF_FFFF)
+            }
+            return seen
+        }
+        #expect(try centred(until: 14) == [yellow, red, green], "the folder's picture and the album's two, each in the centre")
+
+        server.stop()
+        immich.pollNow()
+        feed { immichStatus()?["state"] == "offline" }
+        #expect(immichStatus()?["cached"] == 2)
+        #expect(try centred(until: 28) == [yellow, red, green], "from the cache while the server is away")
+    }
+
     @Test func todaysMemoriesAndARandomDrawThatChangesFromPollToPoll() throws {
         let server = try TestImmichServer()
         var family = try family()

@@ -74,11 +74,11 @@ public struct ImmichServer: ServerListing {
         if !settings.people.isEmpty {
             var people: [(id: String, name: String)] = []
             for page in 1...ImmichRequests.mostPages {
-                let (found, more) = try read("people?page=\(page)&size=\(ImmichRequests.pageSize)", answers: &answers, client: client) {
+                let found = try read("people?page=\(page)&size=\(ImmichRequests.pageSize)", answers: &answers, client: client) {
                     (json) throws(ImmichAnswerError) in try ImmichAnswers.people(json)
                 }
-                people += found
-                if !more { break }
+                people += found.people
+                if !found.hasNextPage { break }
             }
             let (ids, unknown) = ImmichRequests.resolve(settings.people, among: people)
             for name in unknown { note("no person named \(name.debugDescription)") }
