@@ -15,7 +15,10 @@ public enum JSONDocument {
     /// The deepest nesting handed on: Immich's answers nest six levels.
     public static let deepest = 32
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONDocumentError) -> JSONValue {
+    /// `keeping`: the only object members kept, at every level, by name
+    /// (nil: all). A reader that knows the few fields it reads skips
+    /// making the rest: an Immich asset has some 45 values, kioskd reads 12.
+    public static func parse(_ bytes: [UInt8], keeping: Set<String>? = nil) throws(JSONDocumentError) -> JSONValue {
         do { try OnDemandLibrary.jansson.open() } catch { throw .missingLibrary(error.description) }
         var error = json_error_t()
         let root = bytes.withUnsafeBufferPointer { buffer in
@@ -28,10 +31,10 @@ public enum JSONDocument {
             throw .notJSON("\(words) at line \(error.line), column \(error.column)")
         }
         defer { json_decref(root) }
-        return try value(of: root, depth: 0)
+        return try value(of: root, depth: 0, keeping: keeping)
     }
 
-    private static func value(of node: UnsafeMutablePointer<json_t>, depth: Int) throws(JSONDocumentError) -> JSONValue {
+    private static func value(of node: UnsafeMutablePointer<json_t>, depth: Int, keeping: Set<String>?) throws(JSONDocumentError) -> JSONValue {
         guard depth < deepest else { throw .tooDeep }
         switch node.pointee.type {
         case JSON_OBJECT:
@@ -40,7 +43,7 @@ public enum JSONDocument {
             while let at = iterator {
                 guard let key = json_object_iter_key(at), let member = json_object_iter_value(at) else { break }
                 let name = String(decoding: UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(at)), as: UTF8.self)
-                fields.append((name, try value(of: member, depth: depth + 1)))
+                if keeping?.contains(name) ?? true { fields.append((name, try value(of: member, depth: depth + 1, keeping: keeping))) }
                 iterator = json_object_iter_next(node, at)
             }
             return .object(JSONObject(fields))
@@ -50,7 +53,7 @@ public enum JSONDocument {
             elements.reserveCapacity(count)
             for index in 0..<count {
                 guard let element = json_array_get(node, index) else { continue }
-                elements.append(try value(of: element, depth: depth + 1))
+                elements.append(try value(of: element, depth: depth + 1, keeping: keeping))
             }
             return .array(elements)
         case JSON_STRING:

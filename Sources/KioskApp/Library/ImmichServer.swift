@@ -162,7 +162,7 @@ public struct ImmichServer: ServerListing {
         answers.combine(response.body.count)
         response.body.withUnsafeBytes { answers.combine(bytes: $0) }
         do {
-            return try reading(try JSONDocument.parse(response.body))
+            return try reading(try JSONDocument.parse(response.body, keeping: ImmichAnswers.fieldsRead))
         } catch let error as JSONDocumentError {
             if case .missingLibrary(let why) = error { throw .refused(why) }
             throw .refused("its answer to \(what) is refused: \(error)")

@@ -133,6 +133,12 @@ public struct ImmichAnswerError: Error, Equatable, Sendable, CustomStringConvert
 /// refused whole; one asset whose fields are wrong is passed over, named
 /// in the notes, and the others are kept.
 public enum ImmichAnswers {
+    /// Every field name the readers below read: a parser may skip the rest.
+    public static let fieldsRead: Set<String> = [
+        "assets", "items", "nextPage", "id", "type", "originalFileName", "localDateTime", "checksum", "updatedAt", "isTrashed", "exifInfo",
+        "fileSizeInByte", "description", "people", "name", "livePhotoVideoId", "albumName", "hasNextPage",
+    ]
+
     /// A page of `POST /api/search/metadata`: its assets, and the next page's number.
     public static func searchPage(_ answer: JSONValue) throws(ImmichAnswerError) -> (assets: [ImmichAsset], notes: [String], nextPage: Int?) {
         let root = Field(answer, "")
