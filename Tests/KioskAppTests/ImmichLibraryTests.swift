@@ -290,6 +290,22 @@ import Glibc
         #expect(webdav.report(from: library) { $0.state == .online && $0.cached == 1 } != nil)
     }
 
+    /// A key revoked between the listing and a fetch: the refusal speaks
+    /// of the API key, as the listing's does, not of a WebDAV password.
+    @Test func aFetchRefusedForTheKeySpeaksOfTheKey() throws {
+        let server = try TestImmichServer()
+        var family = try family()
+        family.hostile["/api/assets/\(Self.assetID(3))/thumbnail"] = "unauthorized"
+        try server.set(family)
+        let state = try PictureFolderFixture()
+        let library = try library(server, state: state.path) { $0.favourites = true }
+        defer { library.stop() }
+        let refused = try #require(webdav.report(from: library) { $0.state == .refused })
+        #expect(refused.reason?.contains("the server refuses the kiosk's API key (HTTP 401) for") == true, "\(refused.reason ?? "")")
+        #expect(refused.reason?.contains("user name or password") == false)
+        #expect(server.problems == [])
+    }
+
     /// The stand-in's checks can fail: a field Immich's search does not
     /// take, and a request without the key, are caught and written down.
     @Test func theStandInCatchesWhatImmichWouldRefuse() throws {
@@ -365,22 +381,14 @@ import Glibc
         try server.set(try ImmichLibraryTests().family())
         let folder = try PictureFolderFixture()
         let key = try folder.write("api-key", Array((server.apiKey + "\n").utf8))
-        let config = try folder.write("kiosk.toml", Array("""
-            state_dir = "\(folder.path)/state"
-            interval = 600
+        let kiosk = try ServerLibraryDaemon(folder, section: """
             [immich]
             url = "\(server.url)"
             api_key_file = "\(key)"
             albums = ["Holidays 2024"]
-            poll = "10s"
-
-            """.utf8))
-        let daemon = try HeadlessDaemonTests.Daemon(["--config", config])
-        daemon.waitFor("control socket: ")
-        defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
-        let live = LiveFolderDaemonTests()
-        func library(_ status: [String: Any]) -> [String: Any] { (status["libraries"] as? [[String: Any]])?.first ?? [:] }
+            """)
+        defer { _ = kiosk.daemon.stop() }
+        let (daemon, control, live, library) = (kiosk.daemon, kiosk.control, kiosk.live, ServerLibraryDaemon.library)
         // Its two photos and its clip (video is on by default).
         let shown = try live.within1s(control, "the album's photos and clip shown", seconds: 30) {
             $0["count"] as? Int == 3 && library($0)["state"] as? String == "online" && library($0)["cached"] as? Int == 3

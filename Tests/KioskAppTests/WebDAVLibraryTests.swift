@@ -359,20 +359,12 @@ import Glibc
         try server.put("a.png", try flatPNG(red))
         try server.put("2024/b.png", try flatPNG(green))
         let folder = try PictureFolderFixture()
-        let config = try folder.write("kiosk.toml", Array("""
-            state_dir = "\(folder.path)/state"
-            interval = 600
+        let kiosk = try ServerLibraryDaemon(folder, section: """
             [webdav]
             url = "\(server.url)"
-            poll = "10s"
-
-            """.utf8))
-        let daemon = try HeadlessDaemonTests.Daemon(["--config", config])
-        daemon.waitFor("control socket: ")
-        defer { _ = daemon.stop() }
-        let control = try ControlConnection(path: daemon.socket)
-        let live = LiveFolderDaemonTests()
-        func library(_ status: [String: Any]) -> [String: Any] { (status["libraries"] as? [[String: Any]])?.first ?? [:] }
+            """)
+        defer { _ = kiosk.daemon.stop() }
+        let (daemon, control, live, library) = (kiosk.daemon, kiosk.control, kiosk.live, ServerLibraryDaemon.library)
         let shown = try live.within1s(control, "the server's pictures shown", seconds: 30) {
             $0["count"] as? Int == 2 && library($0)["state"] as? String == "online" && library($0)["cached"] as? Int == 2
         }
@@ -387,4 +379,33 @@ import Glibc
         #expect(offline["count"] as? Int == 2, "its cached pictures stay in the show")
         daemon.waitFor("library webdav \(server.url) offline since ")
     }
+}
+
+/// A headless kioskd whose config names a server's library (`section`,
+/// polled every 10 s), and a control connection to it.
+struct ServerLibraryDaemon {
+    let daemon: HeadlessDaemonTests.Daemon
+    let control: ControlConnection
+    let live = LiveFolderDaemonTests()
+
+    init(_ folder: PictureFolderFixture, section: String) throws {
+        let config = try folder.write("kiosk.toml", Array("""
+            state_dir = "\(folder.path)/state"
+            interval = 600
+            \(section)
+            poll = "10s"
+
+            """.utf8))
+        daemon = try HeadlessDaemonTests.Daemon(["--config", config])
+        do {
+            daemon.waitFor("control socket: ")
+            control = try ControlConnection(path: daemon.socket)
+        } catch {
+            _ = daemon.stop()
+            throw error
+        }
+    }
+
+    /// The first library `status` lists.
+    static func library(_ status: [String: Any]) -> [String: Any] { (status["libraries"] as? [[String: Any]])?.first ?? [:] }
 }

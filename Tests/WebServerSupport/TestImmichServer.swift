@@ -47,7 +47,7 @@ public final class TestImmichServer {
         public var albums: [(id: String, name: String)] = []
         public var people: [(id: String, name: String)] = []
         public var memories: [(year: Int, assets: [String])] = []
-        /// Answers that break the specification on purpose, by path: `invalid-json`, `wrong-frame`, `wrong-asset`.
+        /// Answers that break the specification on purpose, by path: `invalid-json`, `wrong-frame`, `wrong-asset`, `unauthorized` (HTTP 401).
         public var hostile: [String: String] = [:]
         public init() {}
     }

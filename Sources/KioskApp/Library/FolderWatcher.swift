@@ -201,7 +201,7 @@ final class FolderWatcher: @unchecked Sendable {
         let arriving = Set(change.added.map(\.path))
         for folder in LivePhotoReading.movieFolders(sides) where !livePhotos.hasMovies(in: folder) {
             for still in LivePhotoReading.stills(in: folder) where !arriving.contains(still) && !settling.contains(still) {
-                guard let side = LivePhotoReading.given(still, as: LivePhotoFolder.Side.still) ?? LivePhotoIdentity.read(still), let entry = files.entry(still) else { continue }
+                guard let side = LivePhotoReading.side(of: still), let entry = files.entry(still) else { continue }
                 sides[still] = side
                 change.added.append(entry)
             }

@@ -60,7 +60,7 @@ public struct ImmichServer: ServerListing {
         /// Each asset, with the album it was found through.
         var assets: [(asset: ImmichAsset, album: String?)] = []
         var notes: [String] = []
-        func note(_ line: String) { notes.append("\(address): \(line)") }
+        func note(_ line: String) { notes += addressed([line]) }
 
         if !settings.albums.isEmpty {
             let albums = try read("albums", answers: &answers, client: client) { (json) throws(ImmichAnswerError) in try ImmichAnswers.albums(json) }
@@ -88,14 +88,14 @@ public struct ImmichServer: ServerListing {
         if settings.memories {
             let found = try read("memories?for=\(today())", answers: &answers, client: client) { (json) throws(ImmichAnswerError) in try ImmichAnswers.memories(json) }
             assets += found.assets.map { ($0, nil) }
-            notes += found.notes.map { "\(address): \($0)" }
+            notes += addressed(found.notes)
         }
         if settings.random > 0 {
             let found = try read("search/random", body: ImmichRequests.random(count: settings.random, clips: clips), answers: &answers, client: client) {
                 (json) throws(ImmichAnswerError) in try ImmichAnswers.assetList(json)
             }
             assets += found.assets.map { ($0, nil) }
-            notes += found.notes.map { "\(address): \($0)" }
+            notes += addressed(found.notes)
         }
 
         let hash = answers.finalize()
@@ -124,6 +124,9 @@ public struct ImmichServer: ServerListing {
         return listed
     }
 
+    /// Lines for the log, each saying which server it is about.
+    private func addressed(_ lines: [String]) -> [String] { lines.map { "\(address): \($0)" } }
+
     /// Every page of one search's photos.
     private func search(
         _ client: HTTPClient, answers: inout Hasher, notes: inout [String], albumID: String? = nil, personID: String? = nil, favourites: Bool = false
@@ -136,7 +139,7 @@ public struct ImmichServer: ServerListing {
                 (json) throws(ImmichAnswerError) in try ImmichAnswers.searchPage(json)
             }
             assets += found.assets
-            notes += found.notes.map { "\(address): \($0)" }
+            notes += addressed(found.notes)
             guard let next = found.nextPage, next > page else { break }
             page = next
         }
@@ -203,7 +206,7 @@ public struct ImmichServer: ServerListing {
     }
 
     /// What an HTTP status other than success means for the library.
-    static func failure(status: Int, of what: String) -> ServerFailure {
+    public static func failure(status: Int, of what: String) -> ServerFailure {
         switch status {
         case 401: .refused("the server refuses the kiosk's API key (HTTP 401) for \(what)")
         case 403: .refused("the API key lacks the permission for \(what) (HTTP 403)")

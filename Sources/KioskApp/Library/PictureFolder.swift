@@ -252,22 +252,27 @@ enum LivePhotoReading {
         var sides: [String: LivePhotoFolder.Side] = [:]
         var movieFolders = Set<String>()
         for entry in entries where movieExtensions.contains(fileExtension(entry.path)) {
-            guard let side = given(entry.path, as: LivePhotoFolder.Side.movie) ?? LivePhotoIdentity.read(entry.path) else { continue }
+            guard let side = side(of: entry.path) else { continue }
             sides[entry.path] = side
             if case .movie = side { movieFolders.insert(parentFolder(of: entry.path)) }
         }
         for entry in entries where stillExtensions.contains(fileExtension(entry.path)) {
             let folder = parentFolder(of: entry.path)
             guard movieFolders.contains(folder) || folderHasMovies(folder) else { continue }
-            if let side = given(entry.path, as: LivePhotoFolder.Side.still) ?? LivePhotoIdentity.read(entry.path) { sides[entry.path] = side }
+            if let side = side(of: entry.path) { sides[entry.path] = side }
         }
         return sides
     }
 
-    /// The side a server says the file at `path` is (an Immich Live Photo's
-    /// identifier, ``PictureFactsRegistry``), without reading it.
-    static func given(_ path: String, as side: (String) -> LivePhotoFolder.Side) -> LivePhotoFolder.Side? {
-        PictureFactsRegistry.facts(of: path)?.liveIdentifier.map(side)
+    /// The Live Photo side of the file at `path`: what a server says of it
+    /// (an Immich Live Photo's identifier, ``PictureFactsRegistry``, a movie
+    /// by its extension), else what the file itself holds; nil when neither
+    /// names an identifier.
+    static func side(of path: String) -> LivePhotoFolder.Side? {
+        if let identifier = PictureFactsRegistry.facts(of: path)?.liveIdentifier {
+            return movieExtensions.contains(fileExtension(path)) ? .movie(identifier) : .still(identifier)
+        }
+        return LivePhotoIdentity.read(path)
     }
 
     /// The folders of the movies with an identifier in `sides`.

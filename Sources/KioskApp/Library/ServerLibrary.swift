@@ -239,7 +239,7 @@ public final class ServerLibrary: PictureLibrary, @unchecked Sendable {
                 case .filling(.status(404)):
                     complete = false  // Deleted since it was listed: the next poll says so.
                 case .filling(.status(let status)):
-                    let failure = WebDAVFolder.failure(status: status, of: file.path.relative)
+                    let failure = type(of: server).failure(status: status, of: file.path.relative)
                     complete = false
                     if case .refused = failure, status == 401 || status == 403 { return failure }
                     notes.append("\(source): \(file.path) not fetched: \(failure)")
@@ -304,4 +304,5 @@ private struct UnusableServer: ServerListing {
     let failure: ServerFailure
     func list(using client: HTTPClient, unlessUnchanged: Bool) throws(ServerFailure) -> ServerFiles { throw failure }
     func request(for file: RemoteFile) throws(ServerFailure) -> HTTPRequest { throw failure }
+    static func failure(status: Int, of what: String) -> ServerFailure { .refused("the server answers HTTP \(status) for \(what)") }
 }

@@ -16,6 +16,10 @@ public protocol ServerListing: Sendable {
     func list(using client: HTTPClient, unlessUnchanged: Bool) throws(ServerFailure) -> ServerFiles
     /// The request that fetches `file`, bounded to the size it was listed at.
     func request(for file: RemoteFile) throws(ServerFailure) -> HTTPRequest
+    /// What an HTTP status other than success, to a listing or a fetch of
+    /// `what`, means for the library, in the server's own terms (a WebDAV
+    /// password, an Immich API key).
+    static func failure(status: Int, of what: String) -> ServerFailure
 }
 
 /// What a server listed: its files, and lines for the log about entries
@@ -243,7 +247,7 @@ public struct WebDAVFolder: ServerListing {
     }
 
     /// What an HTTP status other than success means for the library.
-    static func failure(status: Int, of what: String) -> ServerFailure {
+    public static func failure(status: Int, of what: String) -> ServerFailure {
         switch status {
         case 401: .refused("the server refuses the kiosk's user name or password (HTTP 401) for \(what)")
         case 403: .refused("the server forbids the kiosk \(what) (HTTP 403)")

@@ -92,6 +92,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.headers.get("x-api-key") != API_KEY:
             return self.send(401, {"message": "Invalid API key", "statusCode": 401, "error": "Unauthorized"}, checked=False)
         hostile = library.get("hostile", {}).get(url.path)
+        if hostile == "unauthorized":  # a key revoked between the listing and a fetch
+            return self.send(401, {"message": "Invalid API key", "statusCode": 401, "error": "Unauthorized"}, checked=False)
         if hostile == "invalid-json":
             return self.send(200, b'{"assets": {"items": [{"id": ', checked=False)
         route = url.path.removeprefix("/api")
