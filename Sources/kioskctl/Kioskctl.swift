@@ -30,7 +30,7 @@ struct Kioskctl: ParsableCommand {
             """,
         version: KioskVersion.current,
         subcommands: [
-            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self, Set.self,
+            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self, Set.self, Unset.self,
             Display.self, Message.self,
         ])
 
@@ -71,9 +71,15 @@ struct ConnectionOptions: ParsableArguments {
         do { return try ControlConnection(path: socket, timeout: timeout ?? self.timeout) } catch { unreachable(error) }
     }
 
-    /// Sends `command`; returns the reply if it is a success, else exits 1 with kioskd's reason.
+    /// Sends `request`; returns the reply if it is a success, else exits 1 with kioskd's reason.
     @discardableResult
-    func request(_ command: String, on connection: ControlConnection? = nil) -> JSONObject {
+    func request(_ request: ControlRequest, on connection: ControlConnection? = nil) -> JSONObject {
+        self.request(line: request.line, on: connection)
+    }
+
+    /// Sends the line `command`, as ``request(_:on:)`` does.
+    @discardableResult
+    func request(line command: String, on connection: ControlConnection? = nil) -> JSONObject {
         let connection = connection ?? connect()
         let line: [UInt8]
         do { line = try connection.request(command) } catch { unreachable(error) }
@@ -115,31 +121,30 @@ func pictureLine(_ object: JSONObject) -> String {
 }
 
 struct Next: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Slide forward n pictures (default 1); quick repeats join one movement.")
-    @Argument(help: "How many pictures, 1 to 1000.") var count: Int = 1
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "next"))
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "next", argument: "count"))) var count: Int = 1
     @OptionGroup var options: ConnectionOptions
 
     func run() {
-        let reply = options.request("next \(count)")
+        let reply = options.request(.next(count))
         if !options.json { print("moving to \(pictureLine(reply))") }
     }
 }
 
 struct Prev: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Slide back n pictures (default 1).")
-    @Argument(help: "How many pictures, 1 to 1000.") var count: Int = 1
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "prev"))
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "prev", argument: "count"))) var count: Int = 1
     @OptionGroup var options: ConnectionOptions
 
     func run() {
-        let reply = options.request("prev \(count)")
+        let reply = options.request(.previous(count))
         if !options.json { print("moving to \(pictureLine(reply))") }
     }
 }
 
 struct Goto: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Slide to a picture: its index (0 is the first) or its file name, the shortest way round.")
-    @Argument(help: ArgumentHelp("An index, or a file name in the picture folder.", valueName: "index-or-name"))
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "goto"))
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "goto", argument: "index-or-name"), valueName: "index-or-name"))
     var picture: String
     @OptionGroup var options: ConnectionOptions
 
@@ -148,38 +153,38 @@ struct Goto: ParsableCommand {
     }
 
     func run() {
-        let reply = options.request("goto \(picture)")
+        // kioskd reads whether it is an index or a name, as from any client.
+        let reply = options.request(line: "goto \(picture)")
         if !options.json { print("moving to \(pictureLine(reply))") }
     }
 }
 
 struct Pause: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop the automatic slides (next and prev still work).")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "pause"))
     @OptionGroup var options: ConnectionOptions
 
     func run() {
-        options.request("pause")
+        options.request(.pause)
         if !options.json { print("paused") }
     }
 }
 
 struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start the automatic slides again.")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "resume"))
     @OptionGroup var options: ConnectionOptions
 
     func run() {
-        options.request("resume")
+        options.request(.resume)
         if !options.json { print("resumed") }
     }
 }
 
 struct Reload: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Read the config file again and apply it, as SIGHUP does; a config with a mistake is refused and the show goes on.")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "reload"))
     @OptionGroup var options: ConnectionOptions
 
     func run() {
-        let reply = options.request("reload")
+        let reply = options.request(.reload)
         guard !options.json else { return }
         let changed = reply["changed"]?.strings ?? []
         print(changed.isEmpty ? "reloaded: nothing changed" : "reloaded: " + changed.joined(separator: ", "))
@@ -190,28 +195,45 @@ struct Reload: ParsableCommand {
 }
 
 struct Set: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Change one setting the show applies at once (interval, order, background...) until kioskd restarts; the config file is untouched.")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "set"))
     @OptionGroup var options: ConnectionOptions
-    @Argument(help: "The setting, as the config file names it: interval, order, transition...") var setting: String
-    @Argument(help: "Its value, as its flag takes it: 12, shuffle...") var value: String
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "set", argument: "setting"))) var setting: String
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "set", argument: "value"))) var value: String
 
     func run() {
-        let reply = options.request("set \(setting) \(value)")
+        let reply = options.request(.set(setting: setting, value: value))
         guard !options.json else { return }
         let changed = reply["changed"]?.strings ?? []
-        print(changed.isEmpty ? "set: nothing changed" : "set: " + changed.joined(separator: ", "))
+        print((changed.isEmpty ? "set: nothing changed" : "set: " + changed.joined(separator: ", "))
+            + (reply["kept"]?.bool == true ? "" : " (until kioskd restarts: it has no state directory)"))
+    }
+}
+
+struct Unset: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "unset"))
+    @OptionGroup var options: ConnectionOptions
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "unset", argument: "setting"))) var setting: String
+
+    func run() {
+        let reply = options.request(.unset(setting: setting))
+        guard !options.json else { return }
+        let changed = reply["changed"]?.strings ?? []
+        print(changed.isEmpty ? "unset: nothing changed" : "unset: " + changed.joined(separator: ", "))
     }
 }
 
 struct Display: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Switch the display off or on (the TV too, over HDMI-CEC), or back to display_schedule with auto.")
-    @Argument(help: ArgumentHelp("on, off or auto.", valueName: "state")) var state: PowerRequest
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "display"))
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "display", argument: "state"), valueName: "state")) var state: PowerRequest
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "display", argument: "brightness"), valueName: "brightness")) var brightness: Int?
     @OptionGroup var options: ConnectionOptions
 
+    func validate() throws {
+        guard brightness == nil || state == .on else { throw ValidationError("only display on takes a brightness") }
+    }
+
     func run() {
-        let reply = options.request("display \(state.rawValue)")
+        let reply = options.request(.display(state, brightness: brightness))
         if !options.json {
             print("display \(reply["panel"]?.string ?? "?") (asked: \(reply["display_power"]?.string ?? "?"))")
         }
@@ -221,11 +243,9 @@ struct Display: ParsableCommand {
 extension PowerRequest: ExpressibleByArgument {}
 
 struct Message: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Show a message over everything, until it expires (--for) or is cleared (--clear).",
-        discussion: "\\n in the text is a line break. A new message replaces the one shown.")
-    @Argument(help: ArgumentHelp("The words to show.", valueName: "text")) var text: String?
-    @Option(name: .customLong("for"), help: ArgumentHelp("How long: 90s, 10m or 2h (1 second to 24 hours). Default: until cleared.", valueName: "time"))
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "message"), discussion: "\\n in the text is a line break. A new message replaces the one shown.")
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "message", argument: "text"), valueName: "text")) var text: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp(ControlRequest.help(of: "message", argument: "time"), valueName: "time"))
     var duration: String?
     @Flag(help: "Take the message away.") var clear = false
     @OptionGroup var options: ConnectionOptions
@@ -243,8 +263,8 @@ struct Message: ParsableCommand {
     }
 
     func run() {
-        let line = clear ? "message --clear" : "message " + (duration.map { "--for \($0) " } ?? "") + text!
-        let reply = options.request(line)
+        let request: ControlRequest = clear ? .message(.clear) : .message(.show(text!, seconds: duration.flatMap(DurationText.seconds(in:))))
+        let reply = options.request(request)
         guard !options.json else { return }
         switch (reply["message"]?.string, reply["expires_in_s"]?.number) {
         case (let shown?, let seconds?): print("showing \"\(shown)\" for \(Int(seconds)) s")
@@ -255,11 +275,11 @@ struct Message: ParsableCommand {
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "What the kiosk shows, and how it is doing.")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "status"))
     @OptionGroup var options: ConnectionOptions
 
     func run() {
-        let reply = options.request("status")
+        let reply = options.request(.status)
         guard !options.json else { return }
         let display = reply["display"]?.object ?? [:]
         let screen = display["driver"]?.string == "headless"
@@ -290,14 +310,13 @@ struct Status: ParsableCommand {
 }
 
 struct Screenshot: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Save the frame on the screen as a PNG (kioskd writes no file: kioskctl does, as you).")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "screenshot"))
     @Argument(help: ArgumentHelp("Where to save it.", valueName: "file.png")) var file: String
     @OptionGroup var options: ConnectionOptions
 
     func run() {
         let connection = options.connect()
-        let reply = options.request("screenshot", on: connection)
+        let reply = options.request(.screenshot, on: connection)
         guard let count = reply["png_bytes"]?.int, count >= 0 else {
             complain("kioskd's screenshot reply has no png_bytes")
             quit(2)
@@ -322,13 +341,12 @@ struct Screenshot: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Print each picture the show comes to rest on, and pauses, resumes and playlist changes, until interrupted.")
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "watch"))
     @OptionGroup var options: ConnectionOptions
 
     func run() {
         let connection = options.connect()
-        options.request("watch", on: connection)
+        options.request(.watch, on: connection)
         connection.timeout = nil
         // Each event at once, also into a pipe (where standard output is buffered).
         fflush(nil)

@@ -9,7 +9,7 @@ struct CheckConfig: ParsableCommand {
         abstract: "Check a config file and print the configuration it gives.",
         discussion: """
             Prints every setting as a config file line, marked with where its value comes from: \
-            the file's line, or the default. Exits 0 when the file is valid; otherwise prints \
+            the file's line, a value kioskctl set kept in the state directory (overrides.toml), or the default. Exits 0 when the file is valid; otherwise prints \
             the first mistake (the file, the line, the setting, what was expected) and exits 1.
             """)
 

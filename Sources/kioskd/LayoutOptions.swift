@@ -17,8 +17,9 @@ struct LayoutOptions: ParsableArguments {
         try explainedSettings(more: more).settings
     }
 
-    /// The settings and where each came from (the file's line, a flag).
-    func explainedSettings(more: [(name: String, value: String)] = []) throws -> ExplainedSettings {
-        try loadExplainedSettings(configPath: config, flags: settingFlags.given + more)
+    /// The settings and where each came from (the file's line, a flag, the
+    /// state directory's overrides unless `overrides` is false).
+    func explainedSettings(more: [(name: String, value: String)] = [], overrides: Bool = true) throws -> ExplainedSettings {
+        try loadExplainedSettings(configPath: config, flags: settingFlags.given + more, overrides: overrides)
     }
 }

@@ -36,12 +36,14 @@ struct Show: ParsableCommand {
             return
         }
         logLibraryMessages()
-        let settings: KioskSettings
+        let explained: ExplainedSettings
         let own = showSettings.given
-        do { settings = try layout.settings(more: own) } catch { fail("\(error)") }
-        var job = DisplayJob(settings: settings, index: index, verbose: verbose, log: log)
+        do { explained = try layout.explainedSettings(more: own) } catch { fail("\(error)") }
+        if let problem = explained.overridesProblem { log(.warning("the settings set before are passed over: \(problem)")) }
+        var job = DisplayJob(settings: explained.settings, index: index, verbose: verbose, log: log)
         job.testCommands = testCommands
-        job.reloadSettings = { [layout] in try layout.explainedSettings(more: own) }
+        job.overrides = explained.overrides
+        job.reloadSettings = { [layout] overrides in try layout.explainedSettings(more: own, overrides: overrides) }
         do {
             try job.run()
         } catch {

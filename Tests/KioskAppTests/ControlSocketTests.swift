@@ -164,6 +164,28 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         #expect(run.stderr.contains("not allowed to use \(daemon.socket): only root and members of the group \"root\" may drive the kiosk"), "\(run.stderr)")
     }
 
+    /// kioskctl has a subcommand for every command of the protocol's table,
+    /// with the table's help; a new command without one fails here.
+    @Test func kioskctlOffersEveryCommandOfTheTableWithItsHelp() throws {
+        func collapsed(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let help = try kioskctl(["--help"])
+        #expect(help.status == 0)
+        let subcommands = help.stdout.components(separatedBy: "SUBCOMMANDS:").last ?? ""
+        for command in ControlRequest.table {
+            let listed = subcommands.split(separator: "\n").contains { $0.split(separator: " ").first.map(String.init) == command.name }
+            if case .test = command.reach {
+                #expect(!listed, "\(command.name) is a test command: not kioskctl's")
+                continue
+            }
+            #expect(listed, "kioskctl --help lists no \(command.name)")
+            let own = try kioskctl([command.name, "--help"])
+            #expect(collapsed(own.stdout).contains(collapsed(command.summary)), "\(command.name): \(own.stdout)")
+            for argument in command.arguments {
+                #expect(collapsed(own.stdout).contains(collapsed(argument.help)), "\(command.name) \(argument.name): \(own.stdout)")
+            }
+        }
+    }
+
     @Test func kioskctlSaysWhenTheDaemonIsMissingOrSilent() throws {
         let folder = NSTemporaryDirectory() + "kioskctl-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

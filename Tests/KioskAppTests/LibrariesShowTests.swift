@@ -140,10 +140,11 @@ import Testing
         try folder.write("a.jpg")
         var settings = KioskSettings()
         settings.images = folder.path
+        settings.stateDirectory = nil  // what is set is kept nowhere
         let run = try SimulatedShow(settings)
         let source = LibrarySource(libraries: try PictureLibraries.make(for: settings))
         defer { source.stop() }
-        let reload = ConfigReload(settings: settings, controller: run.controller, libraries: source, log: { _ in }) {
+        let reload = ConfigReload(settings: settings, controller: run.controller, libraries: source, log: { _ in }) { _ in
             var explained = ExplainedSettings()
             explained.settings = settings
             return explained

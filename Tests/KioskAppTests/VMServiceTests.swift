@@ -51,6 +51,13 @@ struct VMServiceTests {
         #expect(try text("pictures.txt").split(separator: "\n").count == 8, "the demo pictures, on first install")
     }
 
+    /// `kioskctl set` under the hardened unit: kept in its StateDirectory,
+    /// as its own user and only its (UMask=0077); `unset` takes it out.
+    @Test func whatIsSetIsKeptInTheStateDirectoryAndUnsetTakesItOut() throws {
+        #expect(try text("overrides-set.txt") == "kioskd:kioskd 600\ntransition = \"4\"")
+        #expect(try text("overrides-unset.txt") == "unset: transition\n0")
+    }
+
     @Test func theServiceRunsAsKioskdAndShowsExactlyTheSnapshot() throws {
         #expect(try text("user.txt") == "kioskd")
         let shown = try screen("service")

@@ -98,12 +98,9 @@ final class ControlCommands {
                 return ControlReply.failure("reload refused, the show goes on with the settings it has: \(reason)")
             }
         case .set(let key, let value):
-            switch reloading?.set(key, to: value) ?? .refused("this show has no settings to change") {
-            case .applied(let changed, _):
-                return ControlReply.success(["changed": .array(changed.map(JSONValue.string))])
-            case .refused(let reason):
-                return ControlReply.failure("set refused, the show goes on with the settings it has: \(reason)")
-            }
+            return overridden("set", reloading?.set(key, to: value))
+        case .unset(let key):
+            return overridden("unset", reloading?.unset(key))
         case .display(let request, let brightness):
             guard let power else {
                 return ControlReply.failure("display: this show has no control of the display's power")
@@ -124,6 +121,16 @@ final class ControlCommands {
         case .watch, .screenshot:
             // The session answers these itself; never asked.
             return ControlReply.failure("\(request) is not answered here")
+        }
+    }
+
+    /// The reply to `set` or `unset`: what changed, and whether it is kept over a restart.
+    private func overridden(_ verb: String, _ outcome: ReloadOutcome?) -> JSONObject {
+        switch outcome ?? .refused("this show has no settings to change") {
+        case .applied(let changed, _):
+            return ControlReply.success(["changed": .array(changed.map(JSONValue.string)), "kept": .bool(reloading?.keepsOverrides ?? false)])
+        case .refused(let reason):
+            return ControlReply.failure("\(verb) refused, the show goes on with the settings it has: \(reason)")
         }
     }
 

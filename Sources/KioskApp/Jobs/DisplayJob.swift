@@ -51,7 +51,9 @@ public struct DisplayJob {
     public var log: (LogLine) -> Void
     /// Reads the settings again (the config file and the flags): set, a
     /// SIGHUP or `kioskctl reload` applies them (``ConfigReload``).
-    public var reloadSettings: (() throws -> ExplainedSettings)?
+    public var reloadSettings: ((_ overrides: Bool) throws -> ExplainedSettings)?
+    /// What `set` kept in the state directory, read with the settings (``SettingOverrides``).
+    public var overrides = SettingOverrides()
     /// What the benchmark changes; the daemon keeps the defaults.
     public var tuning = Tuning()
 
@@ -243,7 +245,7 @@ public struct DisplayJob {
         let reload = reloadSettings.map { load in
             ConfigReload(
                 settings: settings, controller: controller, libraries: libraries, log: log, openDisplay: display.keeper.open,
-                powerKeeper: power.keeper, load: load)
+                powerKeeper: power.keeper, overrides: overrides, load: load)
         }
         var all: [any ShowSource] = [
             try SignalSource(reload: reload),

@@ -2,9 +2,13 @@ import ImageCodecs
 import InputDevices
 import KioskConfigFile
 import KioskCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Builds the settings from the defaults, the config file (if any) and the
-/// command-line flags, in that order of precedence (flags win).
+/// Builds the settings from the defaults, the config file (if any), the
+/// command-line flags and the state directory's overrides (``SettingOverrides``),
+/// in that order of precedence (the overrides win).
 public func loadSettings(configPath: String?, flags: [(name: String, value: String)]) throws -> KioskSettings {
     try loadExplainedSettings(configPath: configPath, flags: flags).settings
 }
@@ -18,19 +22,31 @@ public struct ExplainedSettings: Sendable {
     public var fromFlags: Set<String> = []
     /// The config file read, if any.
     public var file: String?
+    /// What `set` keeps in the state directory, over the file and the flags.
+    public var overrides = SettingOverrides()
+    /// The overrides' lines in their file.
+    public var fromOverrides: [String: Int] = [:]
+    /// The overrides' file, when there is one.
+    public var overridesFile: String?
+    /// Why the overrides' file was passed over (it cannot be read, or holds
+    /// a mistake): the show starts with the config file and the flags alone.
+    public var overridesProblem: String?
 
     /// Where setting `name`'s value was written, for an error about it
     /// found only later (a slot wider than the screen): `FILE: line N`,
     /// `the --image-width flag`, or nil for a default.
     public func place(of name: String) -> String? {
+        if let overridesFile, let line = fromOverrides[name] { return "\(overridesFile): line \(line)" }
         if fromFlags.contains(name) { return "the --\(KioskSettings.table[name]?.flagName ?? name) flag" }
         guard let file, let line = fromFile[name] else { return nil }
         return "\(file): line \(line)"
     }
 }
 
-/// ``loadSettings(configPath:flags:)``, keeping where each setting came from.
-public func loadExplainedSettings(configPath: String?, flags: [(name: String, value: String)]) throws -> ExplainedSettings {
+/// ``loadSettings(configPath:flags:)``, keeping where each setting came
+/// from; `overrides`: whether the state directory's overrides are read
+/// (a reload applies those it holds itself, ``ConfigReload``).
+public func loadExplainedSettings(configPath: String?, flags: [(name: String, value: String)], overrides: Bool = true) throws -> ExplainedSettings {
     var explained = ExplainedSettings()
     explained.file = configPath
     if let configPath {
@@ -46,7 +62,9 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
         try explained.settings.set(flag.name, to: .string(flag.value))
         explained.fromFlags.insert(flag.name)
     }
-    if let conflict = explained.settings.slotWidthConflict(written: explained.fromFlags.union(explained.fromFile.keys), place: explained.place(of:)) {
+    if overrides, let directory = explained.settings.stateDirectory { readOverrides(from: directory + "/" + SettingOverrides.fileName, into: &explained) }
+    let written = explained.fromFlags.union(explained.fromFile.keys).union(explained.fromOverrides.keys)
+    if let conflict = explained.settings.slotWidthConflict(written: written, place: explained.place(of:)) {
         throw conflict
     }
     if let problem = explained.settings.mqtt.problem {
@@ -79,15 +97,46 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
     return explained
 }
 
+/// Reads the overrides' file at `path`, if there is one, over `explained`'s
+/// settings. One that cannot be read or holds a mistake is passed over
+/// whole, with the reason in ``ExplainedSettings/overridesProblem``: kioskd
+/// wrote it, so the operator's config still starts the show.
+private func readOverrides(from path: String, into explained: inout ExplainedSettings) {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return }
+    var settings = explained.settings
+    let lines: [String: Int]
+    do {
+        let bytes = try readWholeFile(path, limit: 1 << 20)
+        lines = try ConfigFile.apply(bytes, path: path, to: &settings)
+    } catch let error as ConfigFile.Error {
+        explained.overridesProblem = error.description
+        return
+    } catch {
+        explained.overridesProblem = "\(path): cannot read it: \(error)"
+        return
+    }
+    if let key = lines.keys.sorted().first(where: { SettingOverrides.refusal(for: $0) != nil }), let reason = SettingOverrides.refusal(for: key) {
+        explained.overridesProblem = "\(path): line \(lines[key]!): \(reason)"
+        return
+    }
+    explained.settings = settings
+    explained.fromOverrides = lines
+    explained.overridesFile = path
+    let keys = lines.sorted { $0.value < $1.value }.map(\.key)
+    explained.overrides = SettingOverrides(keys.compactMap { key in settings.writtenValue(of: key).map { .init(key: key, value: $0) } })
+}
+
 /// What `kioskd check-config` prints: the effective configuration as a
 /// config file, every setting on its own line, marked with where its value
 /// comes from (the file and its line, a flag, or the default). It is valid
 /// TOML: an operator can start a config file from it.
 public func describeConfiguration(_ explained: ExplainedSettings, file: String?) -> String {
     var lines = ["# kioskd \(KioskVersion.current): the configuration \(file.map { "from \($0)" } ?? "of the defaults"); it is valid"]
+    if let problem = explained.overridesProblem { lines.append("# the settings set before are passed over: \(problem)") }
     let rows = KioskSettings.table.descriptors.map { setting -> (setting: String, origin: String) in
-        let origin = explained.fromFlags.contains(setting.key) ? "flag"
-            : explained.fromFile[setting.key].map { "line \($0)" } ?? "default"
+        let origin = explained.fromOverrides[setting.key].map { "\(SettingOverrides.fileName) line \($0)" }
+            ?? (explained.fromFlags.contains(setting.key) ? "flag" : explained.fromFile[setting.key].map { "line \($0)" } ?? "default")
         guard let value = setting.write(explained.settings) else {
             return ("# \(setting.key): \(setting.unwritten ?? "no value")", origin)
         }

@@ -1,4 +1,5 @@
 import KioskCore
+import LinuxPlatform
 import SystemCalls
 
 /// What a reload did: the settings that changed (applied, or kept until
@@ -31,11 +32,16 @@ public enum ReloadOutcome: Equatable, Sendable {
 ///     change is logged as waiting for a restart and the old value stays in force.
 /// - Command-line flags still win over the file, as at the start, and
 ///   the control protocol's `set` (Home Assistant's interval and order)
-///   wins over both until kioskd restarts: ``set(_:to:)``.
+///   wins over both: ``set(_:to:)``. What it sets is kept in the state
+///   directory's `overrides.toml` (``SettingOverrides``), written on a
+///   thread of its own (the run loop never waits on a disk), so a restart
+///   keeps it; `unset` takes it away. A reload reads that file again
+///   too, unless a write of it is still under way (then what was set is newer).
 final class ConfigReload: SettingsReloading {
     /// The defaults, the config file and the command line's flags, read
-    /// now, with where each setting was written.
-    let load: () throws -> ExplainedSettings
+    /// now, with where each setting was written; with the overrides' file
+    /// on top when asked (`true`).
+    let load: (_ overrides: Bool) throws -> ExplainedSettings
     private(set) var settings: KioskSettings
     let controller: ShowController
     let libraries: LibrarySource
@@ -49,7 +55,9 @@ final class ConfigReload: SettingsReloading {
 
     init(settings: KioskSettings, controller: ShowController, libraries: LibrarySource, log: @escaping (LogLine) -> Void,
          openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, powerKeeper: PowerKeeper? = nil,
-         load: @escaping () throws -> ExplainedSettings) {
+         overrides: SettingOverrides = SettingOverrides(), load: @escaping (_ overrides: Bool) throws -> ExplainedSettings) {
+        self.overrides = overrides
+        overridesFile = settings.stateDirectory.map { $0 + "/" + SettingOverrides.fileName }
         self.openDisplay = openDisplay
         self.powerKeeper = powerKeeper
         self.settings = settings
@@ -61,12 +69,24 @@ final class ConfigReload: SettingsReloading {
 
     /// What `set` changed, applied over the file and the flags at every
     /// reload, in the order they were set.
-    private var overrides: [(key: String, value: SettingValue)] = []
+    private var overrides: SettingOverrides
+    /// Where they are kept: nil without a state directory (then until kioskd restarts).
+    let overridesFile: String?
+    var keepsOverrides: Bool { overridesFile != nil }
+    /// Writes the overrides' file off the run loop; made at the first write.
+    private var writer: WorkerThread<String, Write, Written>?
+    /// The last write handed to the writer, and the last it finished (a
+    /// waiting write is replaced by a newer one, so they count writes asked for).
+    private var lastAsked = 0, lastWritten = 0
+    typealias Write = (number: Int, bytes: [UInt8])
+    typealias Written = (number: Int, failure: String?)
 
     /// Sets `key` to `value` (as its flag takes it) over the file and the
-    /// flags, and applies it as a reload does. Only settings a reload
-    /// applies at once (`live`) or with a new watch of the folder may be
-    /// set: the display, the devices and MQTT are the config file's.
+    /// flags, applies it as a reload does, and keeps it in the overrides'
+    /// file. Only settings a reload applies at once (`live`) or with a new
+    /// watch of the folder may be set: the display, the devices and MQTT
+    /// are the config file's (one of them wrong, kept over a restart, could
+    /// keep the show from starting, with nothing left to set it right).
     func set(_ key: String, to value: String) -> ReloadOutcome {
         guard let setting = KioskSettings.table[key] else { return .refused("there is no setting \(key)") }
         guard setting.reload == .live || setting.reload == .newFolder else {
@@ -74,23 +94,89 @@ final class ConfigReload: SettingsReloading {
         }
         var trial = settings
         do { try setting.set(&trial, to: .string(value)) } catch { return .refused(error.description) }
+        return change(as: "set") { $0.set(key, to: .string(value)) }
+    }
+
+    func unset(_ key: String) -> ReloadOutcome {
+        guard overrides.keys.contains(key) else {
+            let set = overrides.keys.isEmpty ? "none is" : overrides.keys.joined(separator: ", ") + (overrides.keys.count == 1 ? " is" : " are")
+            return .refused("\(key) is not set over the config file (of the settings, \(set))")
+        }
+        return change(as: "unset") { _ = $0.remove(key) }
+    }
+
+    /// Changes the overrides, applies them, and keeps them; a change the
+    /// show refuses is undone.
+    private func change(as verb: String, _ edit: (inout SettingOverrides) -> Void) -> ReloadOutcome {
+        takeWrites()
         let before = overrides
-        overrides.removeAll { $0.key == key }
-        overrides.append((key, .string(value)))
-        let outcome = apply(as: "set")
-        if case .refused = outcome { overrides = before }
+        edit(&overrides)
+        let outcome = apply(as: verb)
+        guard case .applied = outcome else {
+            overrides = before
+            return outcome
+        }
+        keepOverrides()
         return outcome
     }
 
-    func reload() -> ReloadOutcome { apply(as: "reload") }
+    func reload() -> ReloadOutcome {
+        takeWrites()
+        // The file as it is now (an edit by hand), unless a write is under way: what was set since is newer.
+        if lastWritten == lastAsked, overridesFile != nil {
+            do {
+                let read = try load(true)
+                if let problem = read.overridesProblem {
+                    log(.warning("reload: the overrides are kept as they were: \(problem)"))
+                } else {
+                    overrides = read.overrides
+                }
+            } catch {
+                return refuse("reload", "\(error)")
+            }
+        }
+        return apply(as: "reload")
+    }
+
+    /// Hands the overrides' file to the writer.
+    private func keepOverrides() {
+        guard let overridesFile else { return }
+        if writer == nil {
+            writer = try? WorkerThread<String, Write, Written> {
+                { write in
+                    do { try AtomicFile.write(write.bytes, to: overridesFile) } catch {
+                        return (write.number, "cannot keep the settings set in \(overridesFile) (\(error)): they last until kioskd restarts")
+                    }
+                    return (write.number, nil)
+                }
+            }
+        }
+        guard let writer else {
+            log(.warning("cannot start the thread that keeps the settings set: they last until kioskd restarts"))
+            return
+        }
+        lastAsked += 1
+        writer.submit((lastAsked, Array(overrides.toml.utf8)), key: overridesFile)
+    }
+
+    /// Takes the writer's finished writes, logging a failure.
+    private func takeWrites() {
+        guard let writer else { return }
+        for written in writer.takeFinished() {
+            lastWritten = max(lastWritten, written.number)
+            if let failure = written.failure { log(.warning(failure)) }
+        }
+    }
+
+    deinit { writer?.stop() }
 
     /// Reads the settings again, with what was set on top, and applies
     /// them; `verb` (`reload`, `set`) starts the log lines.
     private func apply(as verb: String) -> ReloadOutcome {
         var explained: ExplainedSettings
-        do { explained = try load() } catch { return refuse(verb, "\(error)") }
-        for (key, value) in overrides {
-            do { try explained.settings.set(key, to: value) } catch { return refuse(verb, "set \(key): \(error)") }
+        do { explained = try load(false) } catch { return refuse(verb, "\(error)") }
+        for entry in overrides.entries {
+            do { try explained.settings.set(entry.key, to: entry.value) } catch { return refuse(verb, "set \(entry.key): \(error)") }
         }
         // What each changed setting needs is its descriptor's reload policy.
         let changed = KioskSettings.table.changed(from: settings, to: explained.settings)

@@ -218,11 +218,9 @@ final class MQTTSource: ShowSource {
         case .failure(let refusal):
             if logThrottle.allows(refusal.kind, at: now) { log(.warning("mqtt: refused a command on \(topic): \(refusal.message)")) }
             reply = ControlReply.failure(refusal.message).line
-        case .success(.watch):
-            reply = ControlReply.failure("watch is the control socket's: over MQTT the events are published on \(topics.event)").line
-        case .success(.screenshot):
-            reply = ControlReply.failure("screenshot is the control socket's: over MQTT the picture is published on \(topics.picture)").line
-        case .success(let request) where Self.movesTheGroup(request):
+        case .success(let request) where request.command.isSocketOnly:
+            reply = ControlReply.failure("\(request.name) is the control socket's: over MQTT \(request.command.overMQTT(topics) ?? "")").line
+        case .success(let request) where request.command.movesTheGroup:
             let answer = commands.reply(to: request)
             reply = answer.line
             stateChanged()
@@ -233,14 +231,6 @@ final class MQTTSource: ShowSource {
             stateChanged()
         }
         link.publish(topics.reply, Self.payload(reply))
-    }
-
-    /// Commands after which a group's beat starts again from where the group now is.
-    static func movesTheGroup(_ request: ControlRequest) -> Bool {
-        switch request {
-        case .next, .previous, .goto, .pause, .resume, .set: return true
-        case .status, .screenshot, .watch, .reload, .display, .message, .hold: return false
-        }
     }
 
     // MARK: State and events

@@ -15,8 +15,13 @@ protocol ShowSource: AnyObject {
 /// `kioskctl reload`). A source given none refuses it.
 protocol SettingsReloading: AnyObject {
     func reload() -> ReloadOutcome
-    /// Sets one setting a reload applies at once (`set interval 12`), until kioskd restarts.
+    /// Sets one setting a reload applies at once (`set interval 12`), over
+    /// the config file, kept in the state directory's overrides.
     func set(_ key: String, to value: String) -> ReloadOutcome
+    /// Takes `set`'s value for `key` away: the config file's (or the flag's) is in force again.
+    func unset(_ key: String) -> ReloadOutcome
+    /// Whether what is set is kept over a restart (there is a state directory).
+    var keepsOverrides: Bool { get }
     /// The settings in force.
     var settings: KioskSettings { get }
 }

@@ -25,9 +25,12 @@ public enum ControlRequest: Equatable, Sendable {
     case display(PowerRequest, brightness: Int? = nil)
     /// Change one setting the show applies at once (`set interval 12`,
     /// `set order shuffle`): its name as the config file spells it, and
-    /// its value as its flag takes it. It lasts until kioskd restarts; a
-    /// reload keeps it over the file.
+    /// its value as its flag takes it. It is kept in the state directory's
+    /// overrides, over the config file, across reloads and restarts.
     case set(setting: String, value: String)
+    /// Take `set`'s value for a setting away (`unset interval`): the config
+    /// file's, or the flag's, is in force again.
+    case unset(setting: String)
     /// Show a banner over everything (`message [--for 10m] Closing in 15
     /// minutes`) until it expires or is cleared (`message --clear`).
     case message(MessageRequest)
@@ -35,9 +38,6 @@ public enum ControlRequest: Equatable, Sendable {
     /// `resume`: a test command, answered only by a daemon started with
     /// `--test-commands` (not in ``commands``).
     case hold(Double)
-
-    /// The command words, as docs/control-protocol.md and `kioskctl` spell them.
-    public static let commands = ["next", "prev", "goto", "pause", "resume", "status", "screenshot", "watch", "reload", "display", "set", "message"]
 
     /// The most bytes a message's text may have.
     public static let maximumMessageBytes = 1000
@@ -82,55 +82,14 @@ extension ControlRequest {
         let rest = String(text.dropFirst(word.count).drop { $0 == " " || $0 == "\t" })
         let known = Self.commandList
         guard !word.isEmpty else { throw ControlRequestError("empty line: send one command per line, one of \(known)") }
-        switch word.lowercased() {
-        case "next": self = .next(try Self.steps("next", rest))
-        case "prev": self = .previous(try Self.steps("prev", rest))
-        case "goto": self = .goto(try Self.gotoTarget(rest))
-        case "pause": try Self.noArguments("pause", rest); self = .pause
-        case "resume": try Self.noArguments("resume", rest); self = .resume
-        case "status": try Self.noArguments("status", rest); self = .status
-        case "screenshot": try Self.noArguments("screenshot", rest); self = .screenshot
-        case "watch": try Self.noArguments("watch", rest); self = .watch
-        case "reload": try Self.noArguments("reload", rest); self = .reload
-        case "display":
-            let words = rest.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard (1...2).contains(words.count), let request = PowerRequest(rawValue: words[0].lowercased()) else {
-                throw ControlRequestError(
-                    "display takes on, off or auto (auto follows display_schedule), and on a brightness 0 to 100, got \"\(Self.quoted(rest))\"")
-            }
-            guard words.count == 2 else {
-                self = .display(request)
-                return
-            }
-            guard request == .on, words[1].count <= 3, words[1].allSatisfy(\.isASCII), let level = Int(words[1]), (0...100).contains(level) else {
-                throw ControlRequestError("display on takes a brightness 0 to 100 after it, got \"\(Self.quoted(rest))\"")
-            }
-            self = .display(.on, brightness: level)
-        case "set":
-            let setting = rest.prefix { $0 != " " && $0 != "\t" }
-            let value = rest.dropFirst(setting.count).drop { $0 == " " || $0 == "\t" }
-            guard !setting.isEmpty, !value.isEmpty else {
-                throw ControlRequestError("set takes a setting and its value, e.g. \"set interval 12\" or \"set order shuffle\"")
-            }
-            guard KioskSettings.table[String(setting)] != nil else {
-                let guess = closestName(to: String(setting), among: KioskSettings.table.keys).map { "did you mean \($0)? " } ?? ""
-                throw ControlRequestError("set: there is no setting \"\(Self.quoted(setting))\"; \(guess)the settings are those of docs/configuration-reference.md")
-            }
-            self = .set(setting: String(setting), value: String(value))
-        case "message":
-            self = .message(try Self.message(rest))
-        case "hold":
-            guard rest.count <= 32, rest.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let position = Double(rest), position.isFinite else {
-                throw ControlRequestError("hold takes the strip's position in slots, as status reports it (\"hold 2.5\"), got \"\(Self.quoted(rest))\"")
-            }
-            self = .hold(position)
-        default:
+        guard let command = Self.commandsByName[word.lowercased()] else {
             throw ControlRequestError("unknown command \"\(Self.quoted(word))\": the commands are \(known)")
         }
+        self = try command.parse(rest)
     }
 
     /// `--clear`, or `[--for DURATION] TEXT`: DURATION as `90s`, `10m`, `2h` or seconds, 1 second to 24 hours.
-    private static func message(_ rest: String) throws(ControlRequestError) -> MessageRequest {
+    static func message(_ rest: String) throws(ControlRequestError) -> MessageRequest {
         let usage = "message takes the words to show, after --for and how long if it should go by itself (\"message --for 10m Closing soon\"), or --clear"
         if rest == "--clear" { return .clear }
         var text = Substring(rest)
@@ -150,7 +109,7 @@ extension ControlRequest {
         return .show(text.replacingEscapedLineBreaks(), seconds: seconds)
     }
 
-    private static func steps(_ command: String, _ argument: String) throws(ControlRequestError) -> Int {
+    static func steps(_ command: String, _ argument: String) throws(ControlRequestError) -> Int {
         if argument.isEmpty { return 1 }
         guard let n = Int(argument), (1...maximumSteps).contains(n) else {
             throw ControlRequestError(
@@ -159,7 +118,7 @@ extension ControlRequest {
         return n
     }
 
-    private static func gotoTarget(_ argument: String) throws(ControlRequestError) -> GotoTarget {
+    static func gotoTarget(_ argument: String) throws(ControlRequestError) -> GotoTarget {
         guard !argument.isEmpty else {
             throw ControlRequestError("goto needs a picture: its index in the playlist (0 is the first) or its file name")
         }
@@ -177,12 +136,6 @@ extension ControlRequest {
                 "goto takes a file name in the picture folder, not a path (got \"\(quoted(argument))\")")
         }
         return .file(argument)
-    }
-
-    private static func noArguments(_ command: String, _ argument: String) throws(ControlRequestError) {
-        guard argument.isEmpty else {
-            throw ControlRequestError("\(command) takes no arguments (got \"\(quoted(argument))\")")
-        }
     }
 
     /// A client's text for an error message: at most 64 characters, control

@@ -33,17 +33,20 @@ public struct HomeAssistantDiscovery: Sendable {
     /// The orders `order` takes, as Home Assistant's select offers them.
     public static let orders = PictureOrder.allCases.map(\.rawValue)
 
+    /// Each entity's payloads are lines of the control protocol, made from
+    /// typed requests (``ControlRequest/line``) where Home Assistant sends
+    /// them as they are; its templates (a level, a message) are written here.
     public var entities: [Entity] {
         let command: JSONValue = .string(topics.command), state: JSONValue = .string(topics.state)
         return [
             Entity(component: "button", object: "next", fields: [
-                "name": "Next", "icon": "mdi:skip-next", "command_topic": command, "payload_press": "next",
+                "name": "Next", "icon": "mdi:skip-next", "command_topic": command, "payload_press": .string(ControlRequest.next(1).line),
             ]),
             Entity(component: "button", object: "previous", fields: [
-                "name": "Previous", "icon": "mdi:skip-previous", "command_topic": command, "payload_press": "prev",
+                "name": "Previous", "icon": "mdi:skip-previous", "command_topic": command, "payload_press": .string(ControlRequest.previous(1).line),
             ]),
             Entity(component: "switch", object: "pause", fields: [
-                "name": "Pause", "icon": "mdi:pause", "command_topic": command, "payload_on": "pause", "payload_off": "resume",
+                "name": "Pause", "icon": "mdi:pause", "command_topic": command, "payload_on": .string(ControlRequest.pause.line), "payload_off": .string(ControlRequest.resume.line),
                 "state_topic": state, "value_template": "{{ 'ON' if value_json.paused else 'OFF' }}", "state_on": "ON", "state_off": "OFF",
             ]),
             // A light: on while the panel shows pictures, off while it is
@@ -56,7 +59,7 @@ public struct HomeAssistantDiscovery: Sendable {
                 "name": "Display", "icon": "mdi:monitor", "schema": "template", "command_topic": command,
                 "command_on_template":
                     "display on{% if brightness is defined %} {{ [1, (1 + (brightness - 1) * 99 / 254) | round(0) | int] | max }}{% endif %}",
-                "command_off_template": "display off",
+                "command_off_template": .string(ControlRequest.display(.off).line),
                 "state_topic": state, "state_template": "{{ 'off' if value_json.panel == 'off' else 'on' }}",
                 "brightness_template":
                     "{{ 0 if value_json.brightness <= 0 else ((1 + (value_json.brightness - 1) * 254 / 99) | round(0) | int) }}",
@@ -70,12 +73,12 @@ public struct HomeAssistantDiscovery: Sendable {
                 "value_template": "{{ 'ON' if value_json.presence else 'OFF' }}", "payload_on": "ON", "payload_off": "OFF",
             ]),
             Entity(component: "number", object: "interval", fields: [
-                "name": "Interval", "icon": "mdi:timer-outline", "command_topic": command, "command_template": "set interval {{ value }}",
+                "name": "Interval", "icon": "mdi:timer-outline", "command_topic": command, "command_template": .string(ControlRequest.set(setting: "interval", value: "{{ value }}").line),
                 "state_topic": state, "value_template": "{{ value_json.interval }}",
                 "min": 1, "max": 3600, "step": 1, "mode": "box", "unit_of_measurement": "s", "entity_category": "config",
             ]),
             Entity(component: "select", object: "order", fields: [
-                "name": "Order", "icon": "mdi:sort", "command_topic": command, "command_template": "set order {{ value }}",
+                "name": "Order", "icon": "mdi:sort", "command_topic": command, "command_template": .string(ControlRequest.set(setting: "order", value: "{{ value }}").line),
                 "state_topic": state, "value_template": "{{ value_json.order }}", "options": .array(Self.orders.map(JSONValue.string)),
                 "entity_category": "config",
             ]),
@@ -100,7 +103,7 @@ public struct HomeAssistantDiscovery: Sendable {
                 "command_template": "message --for 10m {{ (value | replace('\\n', '\\\\n'))[:900] }}",
             ]),
             Entity(component: "button", object: "clear_message", fields: [
-                "name": "Clear message", "icon": "mdi:message-off", "command_topic": command, "payload_press": "message --clear",
+                "name": "Clear message", "icon": "mdi:message-off", "command_topic": command, "payload_press": .string(ControlRequest.message(.clear).line),
             ]),
             Entity(component: "sensor", object: "message", fields: [
                 "name": "Message shown", "icon": "mdi:message-text-outline", "state_topic": state,
