@@ -388,7 +388,8 @@ import Glibc
             albums = ["Holidays 2024"]
             """)
         defer { _ = kiosk.daemon.stop() }
-        let (daemon, control, live, library) = (kiosk.daemon, kiosk.control, kiosk.live, ServerLibraryDaemon.library)
+        let daemon = kiosk.daemon, control = kiosk.control, live = kiosk.live
+        func library(_ status: [String: Any]) -> [String: Any] { ServerLibraryDaemon.library(status) }
         // Its two photos and its clip (video is on by default).
         let shown = try live.within1s(control, "the album's photos and clip shown", seconds: 30) {
             $0["count"] as? Int == 3 && library($0)["state"] as? String == "online" && library($0)["cached"] as? Int == 3

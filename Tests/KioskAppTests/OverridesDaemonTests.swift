@@ -39,9 +39,9 @@ import Testing
         let set = try kioskctl(["--socket", daemon.socket, "--json", "set", "interval", "12"])
         #expect(set.stdout == #"{"ok":true,"changed":["interval"],"kept":true}"# + "\n", "\(set)")
         #expect(try status(daemon)["interval"] as? Double == 12)
-        // Written off the run loop: there within a moment.
-        #expect(eventually(within: 30) { (try? String(contentsOfFile: overrides, encoding: .utf8))?.contains("interval = \"12\"") == true })
+        // Stopped at once: the write, off the run loop, is waited for on the way out.
         _ = daemon.stop()
+        #expect((try? String(contentsOfFile: overrides, encoding: .utf8))?.contains("interval = \"12\"") == true)
 
         daemon = try start(config)
         #expect(try status(daemon)["interval"] as? Double == 12, "kept over the config file's 600 across the restart")

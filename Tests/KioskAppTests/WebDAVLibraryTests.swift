@@ -364,7 +364,8 @@ import Glibc
             url = "\(server.url)"
             """)
         defer { _ = kiosk.daemon.stop() }
-        let (daemon, control, live, library) = (kiosk.daemon, kiosk.control, kiosk.live, ServerLibraryDaemon.library)
+        let daemon = kiosk.daemon, control = kiosk.control, live = kiosk.live
+        func library(_ status: [String: Any]) -> [String: Any] { ServerLibraryDaemon.library(status) }
         let shown = try live.within1s(control, "the server's pictures shown", seconds: 30) {
             $0["count"] as? Int == 2 && library($0)["state"] as? String == "online" && library($0)["cached"] as? Int == 2
         }

@@ -1,6 +1,9 @@
 import KioskCore
 import LinuxPlatform
 import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a reload did: the settings that changed (applied, or kept until
 /// kioskd restarts), or why the new config was refused.
@@ -35,7 +38,8 @@ public enum ReloadOutcome: Equatable, Sendable {
 ///   wins over both: ``set(_:to:)``. What it sets is kept in the state
 ///   directory's `overrides.toml` (``SettingOverrides``), written on a
 ///   thread of its own (the run loop never waits on a disk), so a restart
-///   keeps it; `unset` takes it away. A reload reads that file again
+///   keeps it (the last write is waited for when the show stops); `unset`
+///   takes it away. A reload reads that file again
 ///   too, unless a write of it is still under way (then what was set is newer).
 final class ConfigReload: SettingsReloading {
     /// The defaults, the config file and the command line's flags, read
@@ -65,6 +69,10 @@ final class ConfigReload: SettingsReloading {
         self.libraries = libraries
         self.log = log
         self.load = load
+        // The show's last event comes after the loop has ended: waiting then holds up nothing.
+        events = controller.subscribe { [unowned self] event in
+            if case .stopped = event { finishWrites() }
+        }
     }
 
     /// What `set` changed, applied over the file and the flags at every
@@ -75,6 +83,8 @@ final class ConfigReload: SettingsReloading {
     var keepsOverrides: Bool { overridesFile != nil }
     /// Writes the overrides' file off the run loop; made at the first write.
     private var writer: WorkerThread<String, Write, Written>?
+    /// The show's events: its `stopped` finishes the writes.
+    private var events: ShowSubscription?
     /// The last write handed to the writer, and the last it finished (a
     /// waiting write is replaced by a newer one, so they count writes asked for).
     private var lastAsked = 0, lastWritten = 0
@@ -165,6 +175,18 @@ final class ConfigReload: SettingsReloading {
         for written in writer.takeFinished() {
             lastWritten = max(lastWritten, written.number)
             if let failure = written.failure { log(.warning(failure)) }
+        }
+    }
+
+    /// On the way out (the show has stopped), the last write is waited for,
+    /// at most 2 s: a `set` just before `systemctl restart` is kept.
+    private func finishWrites() {
+        guard let writer else { return }
+        let deadline = MonotonicClock.now() + 2
+        while lastWritten < lastAsked, MonotonicClock.now() < deadline {
+            var ready = pollfd(fd: writer.readyFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&ready, 1, 100)
+            takeWrites()
         }
     }
 
