@@ -72,6 +72,13 @@ import Testing
         daemon.waitFor("the settings set before are passed over: \(overrides): ")
         _ = daemon.stop()
 
+        // Valid alone, wrong with the config: a server's address with no API key. Passed over too.
+        try Data("interval = 30\nimmich.url = \"http://127.0.0.1:9/\"\n".utf8).write(to: URL(fileURLWithPath: overrides))
+        daemon = try start(config)
+        #expect(try status(daemon)["interval"] as? Double == 600)
+        daemon.waitFor("the settings set before are passed over: \(overrides): invalid immich")
+        _ = daemon.stop()
+
         // Not its own: state_dir is where the file lives.
         try Data("state_dir = \"/elsewhere\"\n".utf8).write(to: URL(fileURLWithPath: overrides))
         daemon = try start(config)

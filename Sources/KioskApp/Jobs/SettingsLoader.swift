@@ -62,9 +62,26 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
         try explained.settings.set(flag.name, to: .string(flag.value))
         explained.fromFlags.insert(flag.name)
     }
-    if overrides, let directory = explained.settings.stateDirectory { readOverrides(from: directory + "/" + SettingOverrides.fileName, into: &explained) }
-    let written = explained.fromFlags.union(explained.fromFile.keys).union(explained.fromOverrides.keys)
-    if let conflict = explained.settings.slotWidthConflict(written: written, place: explained.place(of:)) {
+    if overrides, let directory = explained.settings.stateDirectory {
+        var overridden = explained
+        readOverrides(from: SettingOverrides.path(inStateDirectory: directory), into: &overridden)
+        // Settings the file and the flags allow, which the overrides make
+        // wrong (a server's address without its key): passed over whole,
+        // as a file with a mistake is, so the operator's config still starts the show.
+        do {
+            try check(overridden, configPath: configPath)
+            return overridden
+        } catch {
+            explained.overridesProblem = overridden.overridesProblem ?? "\(overridden.overridesFile ?? directory): \(error)"
+        }
+    }
+    try check(explained, configPath: configPath)
+    return explained
+}
+
+/// The checks of settings together, after each was read: one mistake throws.
+private func check(_ explained: ExplainedSettings, configPath: String?) throws {
+    if let conflict = explained.settings.slotWidthConflict(written: explained.fromFlags.union(explained.fromFile.keys), place: explained.place(of:)) {
         throw conflict
     }
     if let problem = explained.settings.mqtt.problem {
@@ -94,7 +111,6 @@ public func loadExplainedSettings(configPath: String?, flags: [(name: String, va
         guard let configPath, let line = explained.fromFile["presence_keys"] else { throw error }
         throw ConfigFile.Error(path: configPath, message: "line \(line): \(error.description)")
     }
-    return explained
 }
 
 /// Reads the overrides' file at `path`, if there is one, over `explained`'s
@@ -116,9 +132,11 @@ private func readOverrides(from path: String, into explained: inout ExplainedSet
         explained.overridesProblem = "\(path): cannot read it: \(error)"
         return
     }
-    if let key = lines.keys.sorted().first(where: { SettingOverrides.refusal(for: $0) != nil }), let reason = SettingOverrides.refusal(for: key) {
-        explained.overridesProblem = "\(path): line \(lines[key]!): \(reason)"
-        return
+    for (key, line) in lines.sorted(by: { $0.key < $1.key }) {
+        if let reason = SettingOverrides.refusal(for: key) {
+            explained.overridesProblem = "\(path): line \(line): \(reason)"
+            return
+        }
     }
     explained.settings = settings
     explained.fromOverrides = lines

@@ -61,7 +61,7 @@ final class ConfigReload: SettingsReloading {
          openDisplay: ((DisplaySettings) throws -> any ShowScreen)? = nil, powerKeeper: PowerKeeper? = nil,
          overrides: SettingOverrides = SettingOverrides(), load: @escaping (_ overrides: Bool) throws -> ExplainedSettings) {
         self.overrides = overrides
-        overridesFile = settings.stateDirectory.map { $0 + "/" + SettingOverrides.fileName }
+        overridesFile = settings.stateDirectory.map(SettingOverrides.path(inStateDirectory:))
         self.openDisplay = openDisplay
         self.powerKeeper = powerKeeper
         self.settings = settings
@@ -133,19 +133,17 @@ final class ConfigReload: SettingsReloading {
     func reload() -> ReloadOutcome {
         takeWrites()
         // The file as it is now (an edit by hand), unless a write is under way: what was set since is newer.
-        if lastWritten == lastAsked, overridesFile != nil {
-            do {
-                let read = try load(true)
-                if let problem = read.overridesProblem {
-                    log(.warning("reload: the overrides are kept as they were: \(problem)"))
-                } else {
-                    overrides = read.overrides
-                }
-            } catch {
-                return refuse("reload", "\(error)")
+        let readingOverrides = lastWritten == lastAsked && overridesFile != nil
+        let explained: ExplainedSettings
+        do { explained = try load(readingOverrides) } catch { return refuse("reload", "\(error)") }
+        if readingOverrides {
+            if let problem = explained.overridesProblem {
+                log(.warning("reload: the overrides are kept as they were: \(problem)"))
+            } else {
+                overrides = explained.overrides
             }
         }
-        return apply(as: "reload")
+        return apply(as: "reload", loaded: explained)
     }
 
     /// Hands the overrides' file to the writer.
@@ -192,11 +190,16 @@ final class ConfigReload: SettingsReloading {
 
     deinit { writer?.stop() }
 
-    /// Reads the settings again, with what was set on top, and applies
-    /// them; `verb` (`reload`, `set`) starts the log lines.
-    private func apply(as verb: String) -> ReloadOutcome {
+    /// Reads the settings again (unless `loaded` has them, read just now),
+    /// with what was set on top, and applies them; `verb` (`reload`, `set`)
+    /// starts the log lines.
+    private func apply(as verb: String, loaded: ExplainedSettings? = nil) -> ReloadOutcome {
         var explained: ExplainedSettings
-        do { explained = try load(false) } catch { return refuse(verb, "\(error)") }
+        if let loaded {
+            explained = loaded
+        } else {
+            do { explained = try load(false) } catch { return refuse(verb, "\(error)") }
+        }
         for entry in overrides.entries {
             do { try explained.settings.set(entry.key, to: entry.value) } catch { return refuse(verb, "set \(entry.key): \(error)") }
         }

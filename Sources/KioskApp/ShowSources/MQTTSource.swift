@@ -218,8 +218,8 @@ final class MQTTSource: ShowSource {
         case .failure(let refusal):
             if logThrottle.allows(refusal.kind, at: now) { log(.warning("mqtt: refused a command on \(topic): \(refusal.message)")) }
             reply = ControlReply.failure(refusal.message).line
-        case .success(let request) where request.command.isSocketOnly:
-            reply = ControlReply.failure("\(request.name) is the control socket's: over MQTT \(request.command.overMQTT(topics) ?? "")").line
+        case .success(let request) where request.command.overMQTT(topics) != nil:
+            reply = ControlReply.failure("\(request.name) is the control socket's: over MQTT \(request.command.overMQTT(topics)!)").line
         case .success(let request) where request.command.movesTheGroup:
             let answer = commands.reply(to: request)
             reply = answer.line

@@ -44,9 +44,6 @@ public struct ControlCommand: Sendable {
     /// it (a move, a pause, a setting): see ``GroupBeat``.
     public let movesTheGroup: Bool
     public let reach: Reach
-    /// Whether only the control socket answers it (``Reach/socketOnly(overMQTT:)``).
-    public var isSocketOnly: Bool { if case .socketOnly = reach { true } else { false } }
-
     /// Where MQTT publishes what a socket-only command answers, in words: nil for the others.
     public func overMQTT(_ topics: MQTTTopics) -> String? { if case .socketOnly(let published) = reach { published(topics) } else { nil } }
 

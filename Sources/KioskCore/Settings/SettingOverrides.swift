@@ -7,6 +7,9 @@ public struct SettingOverrides: Equatable, Sendable {
     /// The file's name in the state directory.
     public static let fileName = "overrides.toml"
 
+    /// The file's path in the state directory `directory`.
+    public static func path(inStateDirectory directory: String) -> String { directory + "/" + fileName }
+
     public struct Entry: Equatable, Sendable {
         public let key: String
         public let value: SettingValue
@@ -39,11 +42,6 @@ public struct SettingOverrides: Equatable, Sendable {
         let before = entries.count
         entries.removeAll { $0.key == key }
         return entries.count != before
-    }
-
-    /// Sets each override on `settings`, in order.
-    public func apply(to settings: inout KioskSettings) throws(SettingError) {
-        for entry in entries { try settings.set(entry.key, to: entry.value) }
     }
 
     /// The file's text: TOML, one `key = value` line each (a section's
