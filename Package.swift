@@ -50,6 +50,7 @@ let package = Package(
     products: [
         .executable(name: "kioskd", targets: ["kioskd"]),
         .executable(name: "kioskctl", targets: ["kioskctl"]),
+        .executable(name: "kioskd-web", targets: ["kioskd-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -116,6 +117,10 @@ let package = Package(
         .systemLibrary(name: "CExpat", providers: [.apt(["libexpat1-dev"])]),
         // Jansson, loaded on first use: an Immich server's JSON answers.
         .systemLibrary(name: "CJansson", providers: [.apt(["libjansson-dev"])]),
+        // GNU libmicrohttpd: kioskd-web's HTTP and HTTPS, driven from its own epoll loop (a C shim for its `...` functions).
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // libsodium: kioskd-web's Argon2id password hash, its random tokens, comparisons in constant time.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CLinux"),
         // The kernel's HDMI-CEC API (linux/cec.h and its message builders, cec-funcs.h).
         .systemLibrary(name: "CCEC"),
@@ -171,6 +176,15 @@ let package = Package(
         // An Immich server's JSON answers (Jansson), read into KioskCore's JSONValue.
         .target(name: "JSONDocument", dependencies: ["SystemCalls", "KioskCore", "CJansson"]),
 
+        // An HTTP(S) server (libmicrohttpd) driven from its owner's epoll loop: forms read as they arrive, event streams.
+        .target(name: "HTTPServer", dependencies: ["SystemCalls", "CMicroHTTPD"]),
+        // Password hashes and random tokens (libsodium).
+        .target(name: "PasswordHashing", dependencies: ["CSodium"]),
+        // kioskd-web's page: the login, the sessions, the API over kioskd's control socket, the uploads.
+        .target(
+            name: "KioskWeb",
+            dependencies: ["KioskCore", "KioskConfigFile", "HTTPServer", "PasswordHashing", "ControlClient", "ImageCodecs", "LinuxPlatform", "SystemCalls", "CLinux"]),
+
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
 
@@ -201,6 +215,10 @@ let package = Package(
         .executableTarget(
             name: "kioskctl",
             dependencies: ["ControlClient", "KioskCore", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: installedProgramLinking),
+        .executableTarget(
+            name: "kioskd-web",
+            dependencies: ["KioskWeb", "KioskCore", "PasswordHashing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: installedProgramLinking),
         // The benchmark command (`make bench`): decode speed and peak memory.
         .executableTarget(

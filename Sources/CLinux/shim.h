@@ -50,3 +50,10 @@ static inline FILE *clinux_open_cookie_stream(void *cookie, const char *mode, cl
 }
 // stdio's `stderr` pointed at such a stream (Swift 6 refuses to assign the C global).
 static inline void clinux_set_stderr(FILE *stream) { stderr = stream; }
+// kioskd-web's uploads are renamed into the picture folder without ever
+// replacing a file there (RENAME_NOREPLACE): a GNU extension too. Declared
+// as glibc's stdio.h does, which some toolchains' module already includes.
+int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif

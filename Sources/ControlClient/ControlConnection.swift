@@ -97,6 +97,24 @@ public final class ControlConnection {
         }
     }
 
+    /// The whole lines that have arrived, without waiting: for a caller
+    /// whose own loop saw the socket readable (kioskd-web's `watch`).
+    /// ``ControlClientError/closed(path:)`` once the daemon hung up.
+    public func takeLines() throws(ControlClientError) -> [[UInt8]] {
+        let wait = timeout
+        timeout = 0
+        defer { timeout = wait }
+        do { try fill() } catch {
+            guard case .timedOut = error else { throw error }
+        }
+        var lines: [[UInt8]] = []
+        while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(Array(buffer[..<end]))
+            buffer.removeFirst(end + 1)
+        }
+        return lines
+    }
+
     /// Exactly `count` bytes (a screenshot's PNG).
     public func read(count: Int) throws(ControlClientError) -> [UInt8] {
         while buffer.count < count { try fill() }

@@ -77,7 +77,7 @@ public enum AtomicFile {
     }
 
     /// Flushes `folder`'s own entries (a rename in it) to the disk.
-    static func flush(folder: String) throws(SystemCallError) {
+    public static func flush(folder: String) throws(SystemCallError) {
         let directory = try FileDescriptor(opening: folder, flags: O_RDONLY | O_DIRECTORY)
         // Some file systems cannot flush a folder (EINVAL): the rename is as safe as they make it.
         if fsync(directory.rawValue) != 0, errno != EINVAL { throw .last("fsync", path: folder) }

@@ -312,13 +312,15 @@ struct Status: ParsableCommand {
 struct Screenshot: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "screenshot"))
     @Argument(help: ArgumentHelp("Where to save it.", valueName: "file.png")) var file: String
+    @Flag(help: ArgumentHelp(ControlRequest.help(of: "screenshot", argument: "format"))) var jpeg = false
     @OptionGroup var options: ConnectionOptions
 
     func run() {
         let connection = options.connect()
-        let reply = options.request(.screenshot, on: connection)
-        guard let count = reply["png_bytes"]?.int, count >= 0 else {
-            complain("kioskd's screenshot reply has no png_bytes")
+        let format: ScreenshotFormat = jpeg ? .jpeg : .png
+        let reply = options.request(.screenshot(format), on: connection)
+        guard let count = reply["\(format.rawValue)_bytes"]?.int, count >= 0 else {
+            complain("kioskd's screenshot reply has no \(format.rawValue)_bytes")
             quit(2)
         }
         let png: [UInt8]

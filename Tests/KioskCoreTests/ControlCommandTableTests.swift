@@ -31,7 +31,7 @@ import Testing
         case 1: return .previous(1 + next(ControlRequest.maximumSteps))
         case 2: return .goto(.index(next(1_000_000)))
         case 3: return .goto(.file(text(30, pool: pool.filter { $0 != "\n" })))
-        case 4: return [.pause, .resume, .status, .screenshot, .watch, .reload][next(6)]
+        case 4: return [.pause, .resume, .status, .screenshot(.png), .screenshot(.jpeg), .watch, .reload][next(7)]
         case 5: return .display([.on, .off, .auto][next(3)])
         case 6: return .display(.on, brightness: next(101))
         case 7:

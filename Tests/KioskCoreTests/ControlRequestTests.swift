@@ -20,7 +20,7 @@ private func message(_ line: String) -> String? {
         ("goto 17", .goto(.index(17))), ("goto IMG_0042.jpg", .goto(.file("IMG_0042.jpg"))),
         ("goto Summer holiday 2.jpg", .goto(.file("Summer holiday 2.jpg"))), ("goto .hidden.jpg", .goto(.file(".hidden.jpg"))),
         ("pause", .pause), ("resume", .resume), ("status", .status), ("Status", .status),
-        ("screenshot", .screenshot), ("watch", .watch),
+        ("screenshot", .screenshot(.png)), ("screenshot jpeg", .screenshot(.jpeg)), ("watch", .watch),
         ("message Closing in 15 minutes", .message(.show("Closing in 15 minutes", seconds: nil))),
         ("message --for 10m Closing soon", .message(.show("Closing soon", seconds: 600))),
         ("MESSAGE --for 90 Line one\\nline two", .message(.show("Line one\nline two", seconds: 90))),

@@ -45,7 +45,7 @@ import Testing
         #expect(KioskSettings.table.keys.filter { KioskSettings().writtenValue(of: $0) == nil } == [
             "images", "visible", "slot_height", "socket_group", "mqtt.name", "mqtt.username", "mqtt.password_file", "mqtt.ca_file",
             "mqtt.client_cert", "mqtt.client_key", "webdav.username", "webdav.password_file", "webdav.ca_file", "immich.api_key_file",
-            "immich.ca_file",
+            "immich.ca_file", "web.password_file", "web.tls_cert", "web.tls_key",
         ])
         #expect(try Self.unusual().writtenValue(of: "slot_height") == .string("80%"))
     }

@@ -19,6 +19,9 @@ final class FrameEncoder: Sendable {
         case png
         /// Downscaled (never up) to at most `maximumWidth` pixels across: Home Assistant's image entity.
         case jpeg(maximumWidth: Int, quality: Int)
+
+        /// The picture MQTT publishes and the web page shows (`screenshot jpeg`): small, quick to send.
+        static let picture = Format.jpeg(maximumWidth: 640, quality: 80)
     }
 
     struct Finished: Sendable {

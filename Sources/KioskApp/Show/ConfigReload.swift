@@ -211,6 +211,8 @@ final class ConfigReload: SettingsReloading {
             case .restart: return true
             case .newDisplay: return !newDisplay
             case .live, .newFolder: return false
+            // kioskd-web's, which the show does not read.
+            case .webRestart: return false
             // Applied: MQTTSource hears `settingsApplied` and connects again when its target changed.
             case .reconnect: return false
             }

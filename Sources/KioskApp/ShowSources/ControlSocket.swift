@@ -258,7 +258,7 @@ final class ControlClients {
             failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
         } else if let shown = controller.frameOnScreen() {
             client.screenshotIndex = shown.centredItem
-            encoder.encode(shown.recipe, for: client.id)
+            encoder.encode(shown.recipe, as: client.session.screenshotFormat == .jpeg ? .picture : .png, for: client.id)
             failure = nil
         } else {
             failure = "screenshot: no frame has reached the screen yet; try again in a moment"
@@ -275,7 +275,8 @@ final class ControlClients {
             switch finished.file {
             case .success(let png):
                 let reply = ControlReply.success([
-                    "png_bytes": .int(png.count), "width": .int(finished.size.width), "height": .int(finished.size.height),
+                    (client.session.screenshotFormat == .jpeg ? "jpeg_bytes" : "png_bytes"): .int(png.count),
+                    "width": .int(finished.size.width), "height": .int(finished.size.height),
                 ] as JSONObject + commands.picture(client.screenshotIndex))
                 again = answer(client) { $0.deliverScreenshot(reply, png: png, at: now, respond: $1) }
             case .failure(let error):

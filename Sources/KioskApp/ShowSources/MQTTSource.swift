@@ -32,7 +32,7 @@ final class MQTTSource: ShowSource {
     static let stateGap = 0.1
     /// The picture's least gap, and how it is encoded.
     static let pictureGap = 2.0
-    static let pictureFormat = FrameEncoder.Format.jpeg(maximumWidth: 640, quality: 80)
+    static let pictureFormat = FrameEncoder.Format.picture
 
     /// The settings in force (a reload's, else the start's).
     private let settings: () -> KioskSettings

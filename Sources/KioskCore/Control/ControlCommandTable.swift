@@ -109,10 +109,19 @@ extension ControlRequest {
             "status", summary: "What the kiosk shows, and how it is doing.", help: "what is on screen and how the show is doing",
             reply: statusReply, request: .status),
         ControlCommand(
-            "screenshot", summary: "Save the frame on the screen as a PNG (kioskd writes no file: kioskctl does, as you).",
-            help: "the frame on screen as a PNG: the reply line, then exactly `png_bytes` bytes. kioskd writes no file: the client saves it. The frame is composed again in ordinary memory from what the last frame drew, never read back from the display's buffer, which is often mapped write-combined (reading 8 MB from it can take longer than many frames)",
-            reply: "`png_bytes`, `width`, `height`, `index`, `file`",
-            reach: .socketOnly(overMQTT: { "the picture is published on \($0.picture)" }), request: .screenshot),
+            "screenshot", usage: ["screenshot", "screenshot jpeg"],
+            arguments: [.init("format", "jpeg: the small JPEG MQTT publishes (at most 640 px across) instead of the PNG.")],
+            summary: "Save the frame on the screen as a PNG (kioskd writes no file: kioskctl does, as you).",
+            help: "the frame on screen as a PNG: the reply line, then exactly `png_bytes` bytes. kioskd writes no file: the client saves it. The frame is composed again in ordinary memory from what the last frame drew, never read back from the display's buffer, which is often mapped write-combined (reading 8 MB from it can take longer than many frames). `screenshot jpeg`: the same frame as the JPEG MQTT publishes (at most 640 pixels across, quality 80, made by the same encoder), `jpeg_bytes` bytes after the line: the web page's live screen",
+            reply: "`png_bytes` (or `jpeg_bytes`), `width`, `height`, `index`, `file`",
+            reach: .socketOnly(overMQTT: { "the picture is published on \($0.picture)" })
+        ) { (arguments) throws(ControlRequestError) in
+            switch arguments.lowercased() {
+            case "", "png": return .screenshot(.png)
+            case "jpeg", "jpg": return .screenshot(.jpeg)
+            default: throw ControlRequestError("screenshot takes png or jpeg (got \"\(ControlRequest.quoted(arguments))\")")
+            }
+        },
         ControlCommand(
             "watch", summary: "Print each picture the show comes to rest on, and pauses, resumes and playlist changes, until interrupted.",
             help: "from now on, also one event line each time the strip comes to rest on a picture, and on pause, resume, playlist, message and display changes, until the client hangs up; commands still work on the same connection",
@@ -217,7 +226,8 @@ extension ControlRequest {
         case .previous(let steps): steps == 1 ? "prev" : "prev \(steps)"
         case .goto(.index(let index)): "goto \(index)"
         case .goto(.file(let name)): "goto \(name)"
-        case .pause, .resume, .status, .screenshot, .watch, .reload: name
+        case .screenshot(let format): format == .png ? name : "\(name) \(format.rawValue)"
+        case .pause, .resume, .status, .watch, .reload: name
         case .display(let power, let brightness): "display \(power.rawValue)" + (brightness.map { " \($0)" } ?? "")
         case .set(let setting, let value): "set \(setting) \(value)"
         case .unset(let setting): "unset \(setting)"

@@ -13,8 +13,8 @@ public enum ControlRequest: Equatable, Sendable {
     case pause
     case resume
     case status
-    /// The frame on screen as a PNG, sent after the reply line.
-    case screenshot
+    /// The frame on screen as a PNG (or the small JPEG MQTT publishes), sent after the reply line.
+    case screenshot(ScreenshotFormat = .png)
     /// Events from now on, one JSON line each, until the client hangs up.
     case watch
     /// Read the config file again and apply it (as SIGHUP does).
@@ -174,4 +174,12 @@ extension Substring {
         if pending { result += "\\" }
         return result
     }
+}
+
+/// How `screenshot` sends the frame: lossless at the screen's size, or as
+/// the small JPEG (at most 640 px across) that MQTT publishes and the web
+/// page shows.
+public enum ScreenshotFormat: String, Equatable, Sendable {
+    case png
+    case jpeg
 }

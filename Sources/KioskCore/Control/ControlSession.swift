@@ -51,6 +51,8 @@ public struct ControlSession: Sendable {
     public private(set) var isWatching = false
     /// A screenshot was asked for and is being made: see ``deliverScreenshot(_:png:at:respond:)``.
     public private(set) var awaitingScreenshot = false
+    /// The format of the screenshot awaited (or last awaited).
+    public private(set) var screenshotFormat = ScreenshotFormat.png
     /// The client sent its last byte (or a line too long to read on).
     public private(set) var inputEnded = false
     /// Set when the daemon drops the client: close it now, unsent bytes and all.
@@ -94,11 +96,12 @@ public struct ControlSession: Sendable {
     /// Returns true when a screenshot must be made.
     public mutating func proceed(at now: Double, respond: (ControlRequest) -> [UInt8]) -> Bool {
         while dropped == nil, !awaitingScreenshot, let next = pending.first {
-            if next == .request(.screenshot) {
+            if case .request(.screenshot(let format)) = next {
                 // One PNG per client at a time: the next waits until the last is sent.
                 guard unsentPayload == 0 else { return false }
                 pending.removeFirst()
                 awaitingScreenshot = true
+                screenshotFormat = format
                 return true
             }
             // Taken off before it is answered: the answer may drop the

@@ -135,11 +135,12 @@ extension SettingFormat where Value == Int64 {
 
 extension SettingFormat where Value == Int {
     /// `cache_items`: how many files the cache holds, 1 to 1,000,000.
-    static var cacheItems: Self {
+    static var cacheItems: Self { .count(1...1_000_000, "expected how many files the cache holds, from 1 to 1000000, e.g. 10000") }
+
+    /// A whole number within `range`; `problem` says what is expected otherwise.
+    static func count(_ range: ClosedRange<Int>, _ problem: String) -> Self {
         SettingFormat(read: { value in
-            guard case .integer(let count) = value, (1...1_000_000).contains(count) else {
-                throw SettingProblem("expected how many files the cache holds, from 1 to 1000000, e.g. 10000")
-            }
+            guard case .integer(let count) = value, range.contains(count) else { throw SettingProblem(problem) }
             return count
         }, write: { .integer($0) })
     }

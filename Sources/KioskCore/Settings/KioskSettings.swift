@@ -328,6 +328,8 @@ public struct KioskSettings: Hashable, Sendable {
     public var mqtt = MQTTSettings()
     /// The `[webdav]` table: a server's folder whose pictures join the show.
     public var webdav = WebDAVSettings()
+    /// The `[web]` table: kioskd-web's page on the local network.
+    public var web = WebSettings()
     /// The `[immich]` table: an Immich server whose chosen photos join the show.
     public var immich = ImmichSettings()
 

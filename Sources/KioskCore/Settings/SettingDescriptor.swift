@@ -11,6 +11,8 @@ public enum ReloadPolicy: String, Hashable, Sendable, CaseIterable {
     case reconnect = "reconnects"
     /// Logged as waiting; the old value stays in force until kioskd restarts.
     case restart
+    /// Not kioskd's: kioskd-web (the `[web]` table) reads it when it starts.
+    case webRestart = "restarts kioskd-web"
 }
 
 /// Which of kioskd's commands take a setting as a command-line flag.

@@ -281,6 +281,28 @@ extension KioskSettings {
         SettingDescriptor(
             "cache_items", \.libraryCache.maxItems, .cacheItems, flag: .show, valueName: "n", reload: .newFolder,
             help: "The most files the server libraries' cache holds."),
+        // kioskd-web's page.
+        SettingDescriptor(
+            "listen", in: "web", \.web.listen, .webListen, flag: .none, valueName: "address:port", reload: .webRestart,
+            help: "Where kioskd-web serves the page on the local network (\"0.0.0.0:8080\", \"[::]:8080\", \"127.0.0.1:8080\"), or none: no page. Beyond loopback, give tls_cert and tls_key."),
+        SettingDescriptor(
+            "password_file", in: "web", \.web.passwordFile, .file(example: "/etc/kioskd/web-password"), flag: .none, valueName: "path", reload: .webRestart,
+            unwritten: "none",
+            help: "A file whose first line is the page's password as an Argon2id hash, made by `kioskd-web hash-password`; a bare name is looked up in systemd's $CREDENTIALS_DIRECTORY."),
+        SettingDescriptor(
+            "tls_cert", in: "web", \.web.tlsCert, .file(example: "/etc/kioskd/web.pem"), flag: .none, valueName: "path", reload: .webRestart,
+            unwritten: "none: plain http",
+            help: "The page's certificate (PEM), with tls_key: the page is then https only and its cookie Secure."),
+        SettingDescriptor(
+            "tls_key", in: "web", \.web.tlsKey, .file(example: "/etc/kioskd/web.key"), flag: .none, valueName: "path", reload: .webRestart,
+            unwritten: "none",
+            help: "The key of tls_cert (PEM, unencrypted)."),
+        SettingDescriptor(
+            "upload_max", in: "web", \.web.uploadMax, .byteSize, flag: .none, valueName: "size", reload: .webRestart,
+            help: "The largest file the page takes (a photo or a clip): \"500MB\", \"2GB\"; a larger one is refused before it is sent."),
+        SettingDescriptor(
+            "upload_count", in: "web", \.web.uploadCount, .uploadCount, flag: .none, valueName: "n", reload: .webRestart,
+            help: "The most files one upload takes."),
     ])
 }
 

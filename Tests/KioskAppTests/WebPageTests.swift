@@ -1,0 +1,448 @@
+import Foundation
+import ImageCodecs
+import KioskRendering
+import KioskCore
+import TestSupport
+import WebServerSupport
+import Testing
+
+/// kioskd-web, the built program, serving the page for a headless kioskd
+/// over its control socket: the login and its throttle, the session and
+/// CSRF rules, the commands, and uploads into the picture folder, asked
+/// over real HTTP on loopback as a browser asks.
+@Suite struct WebPageTests {
+    static let password = "correct horse battery staple"
+
+    /// A kioskd on a folder of its own (a copy of three demo pictures) and a
+    /// kioskd-web for it, with `web` added to the config's `[web]` table.
+    final class Kiosk {
+        let folder: PictureFolderFixture
+        let kioskd: HeadlessDaemonTests.Daemon
+        let web: WebDaemon
+        var pictures: String { folder.path + "/pictures" }
+
+        init(web extra: String = "", listen: String = "127.0.0.1:0", scheme: String = "http") throws {
+            folder = try PictureFolderFixture()
+            for name in ["01.jpg", "02.jpg", "03.jpg"] {
+                try folder.write("pictures/" + name, Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + name))))
+            }
+            let hash = try WebPageTests.hashPassword(WebPageTests.password + "\n")
+            #expect(hash.status == 0, "\(hash.stderr)")
+            try folder.write("web-password", Array(hash.stdout.utf8))
+            let config = try folder.write("kiosk.toml", Array("""
+                images = "\(folder.path)/pictures"
+                socket = "\(folder.path)/control.sock"
+                state_dir = "none"
+                interval = 600
+
+                [web]
+                listen = "127.0.0.1:8080"
+                password_file = "\(folder.path)/web-password"
+                \(extra)
+
+                """.utf8))
+            kioskd = try HeadlessDaemonTests.Daemon(["--config", config, "--socket", folder.path + "/control.sock"])
+            kioskd.waitFor("control socket: ")
+            web = try WebDaemon(config: config, listen: listen, scheme: scheme)
+        }
+
+        deinit {
+            _ = web.stop()
+            _ = kioskd.stop()
+        }
+
+        /// A session's cookie and CSRF token, logged in with the password.
+        func logIn() throws -> (cookie: String, csrf: String) {
+            let login = try web.request("POST", "/login", form: ["password": WebPageTests.password])
+            #expect(login.status == 303 && login.header("Location") == "/", "\(login)")
+            let cookie = try #require(login.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+            let session = try web.request("GET", "/api/session", headers: [("Cookie", cookie)])
+            let csrf = try #require(session.json["csrf"] as? String, "\(session)")
+            return (cookie, csrf)
+        }
+
+        func status(_ cookie: String) throws -> [String: Any] {
+            try web.request("GET", "/api/status", headers: [("Cookie", cookie)]).json
+        }
+    }
+
+    /// The built kioskd-web on a free loopback port.
+    final class WebDaemon {
+        let process = Process()
+        let err = Pipe()
+        private(set) var log = ""
+        private(set) var port = 0
+
+        init(config: String, listen: String = "127.0.0.1:0", scheme: String = "http") throws {
+            process.executableURL = URL(fileURLWithPath: try builtExecutable("kioskd-web"))
+            let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../web").standardized.path
+            process.arguments = ["--config", config, "--page", page, "--listen", listen]
+            process.standardError = err
+            try process.run()
+            let prefix = "serving the page on \(scheme)://\(listen.dropLast(2)):"
+            while process.isRunning, !log.contains(prefix) || !log[log.range(of: prefix)!.upperBound...].contains(" ") {
+                log += String(decoding: err.fileHandleForReading.availableData, as: UTF8.self)
+            }
+            port = log.range(of: prefix).flatMap { Int(log[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
+            #expect(port > 0, "log: \(log)")
+        }
+
+        func stop() -> String {
+            process.terminate()
+            log += String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return log
+        }
+
+        func request(_ method: String, _ path: String, headers: [(String, String)] = [], form: [String: String]? = nil, body: [UInt8] = []) throws -> HTTPAnswer {
+            var headers = headers
+            var body = body
+            if let form {
+                body = Array(form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&").utf8)
+                headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            }
+            return try HTTPAnswer.ask(port: port, method: method, path: path, headers: headers, body: body)
+        }
+    }
+
+    /// One answer, read raw off the socket: a browser's view, nothing interpreted.
+    struct HTTPAnswer: CustomStringConvertible {
+        let status: Int
+        let headers: [(name: String, value: String)]
+        let body: [UInt8]
+
+        func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+        var description: String { "\(status) \(headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")) \(text.prefix(300))" }
+
+        static func ask(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8]) throws -> HTTPAnswer {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port)") }
+            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+            let request = Array((head + "\r\n").utf8) + body
+            var sent = 0
+            while sent < request.count {
+                let count = request[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                // The server may answer (413) and close before the body is all sent.
+                guard count > 0 else { break }
+                sent += count
+            }
+            var answer: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 60_000) > 0 else { throw TestFailure("no answer within a minute") }
+                let count = recv(socket, &chunk, chunk.count, 0)
+                guard count > 0 else { break }
+                answer += chunk[..<count]
+            }
+            guard let end = answer.indices.first(where: { answer[$0...].starts(with: [13, 10, 13, 10]) }) else { throw TestFailure("no HTTP answer: \(String(decoding: answer, as: UTF8.self))") }
+            let lines = String(decoding: answer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+            let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+            let parsed = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+            return HTTPAnswer(status: status, headers: parsed, body: Array(answer[(end + 4)...]))
+        }
+    }
+
+    struct TestFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func hashPassword(_ input: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try builtExecutable("kioskd-web"))
+        process.arguments = ["hash-password"]
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile(), err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    /// A multipart/form-data body holding `files`, as a browser's FormData sends it.
+    static func multipart(_ files: [(name: String, bytes: [UInt8])]) -> (contentType: String, body: [UInt8]) {
+        let boundary = "----kioskd-test-\(UInt32.random(in: 0...UInt32.max))"
+        var body: [UInt8] = []
+        for file in files {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.name)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+            body += file.bytes + [13, 10]
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return ("multipart/form-data; boundary=\(boundary)", body)
+    }
+
+    // MARK: The tests
+
+    @Test func hashPasswordMakesAnArgon2idHashAndTheServerRefusesAPlainPassword() throws {
+        let made = try Self.hashPassword("secret\n")
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.hasPrefix("$argon2id$v=19$m=65536,t=2,p=1$") && made.stdout.hasSuffix("\n"), "\(made.stdout)")
+        let again = try Self.hashPassword("secret\n")
+        #expect(again.stdout != made.stdout, "each hash has its own salt")
+        let empty = try Self.hashPassword("")
+        #expect(empty.status == 1 && empty.stderr.contains("no password on standard input"), "\(empty)")
+
+        let folder = try PictureFolderFixture()
+        try folder.write("web-password", Array("secret\n".utf8))
+        let config = try folder.write("kiosk.toml", Array("""
+            images = "\(folder.path)"
+            [web]
+            listen = "127.0.0.1:8080"
+            password_file = "\(folder.path)/web-password"
+
+            """.utf8))
+        let refused = try runBuilt("kioskd-web", ["--config", config, "--page", "/nonexistent"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(folder.path)/web-password does not hold an Argon2id hash"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("kioskd-web hash-password"), "it says how to make the hash")
+    }
+
+    @Test func nothingButTheLoginPageIsReachableWithoutASession() throws {
+        let kiosk = try Kiosk()
+        let web = kiosk.web
+        #expect(try web.request("GET", "/login").status == 200)
+        #expect(try web.request("GET", "/kiosk.css").status == 200, "the login page's style")
+        for path in ["/", "/index.html", "/kiosk.js", "/nonexistent"] {
+            let answer = try web.request("GET", path)
+            #expect(answer.status == 303 && answer.header("Location") == "/login", "\(path): \(answer)")
+        }
+        for path in ["/api/status", "/api/session", "/api/commands", "/api/nonexistent"] {
+            #expect(try web.request("GET", path).status == 401, "\(path)")
+        }
+        #expect(try web.request("POST", "/api/command", form: ["line": "next"]).status == 401)
+        let forged = try web.request("GET", "/api/status", headers: [("Cookie", "\(WebPageTestsCookie.name)=guessed")])
+        #expect(forged.status == 401, "\(forged)")
+        let page = try web.request("GET", "/login")
+        #expect(page.header("X-Frame-Options") == "DENY" && page.header("Content-Security-Policy")?.contains("default-src 'self'") == true, "\(page)")
+    }
+
+    @Test func theRightPasswordGivesAStrictHttpOnlySessionThatDrivesTheKiosk() throws {
+        let kiosk = try Kiosk()
+        let login = try kiosk.web.request("POST", "/login", form: ["password": Self.password])
+        let cookie = try #require(login.header("Set-Cookie"), "\(login)")
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"), "\(cookie)")
+        #expect(!cookie.contains("Secure"), "plain http: a Secure cookie would never come back")
+        let (session, csrf) = try kiosk.logIn()
+        #expect(try kiosk.web.request("GET", "/", headers: [("Cookie", session)]).text.contains("kiosk.js"))
+
+        let before = try kiosk.status(session)
+        #expect(before["count"] as? Int == 3 && before["index"] as? Int == 0, "\(before)")
+        let next = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "next"])
+        #expect(next.status == 200 && next.json["ok"] as? Bool == true, "\(next)")
+        #expect(eventually { (try? kiosk.status(session))?["index"] as? Int == 1 })
+        _ = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "prev"])
+        #expect(eventually { (try? kiosk.status(session))?["index"] as? Int == 0 })
+        _ = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "pause"])
+        #expect(try kiosk.status(session)["paused"] as? Bool == true)
+        _ = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "display on 40"])
+        #expect(try kiosk.status(session)["brightness"] as? Int == 40)
+        _ = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "message --for 1m Welcome"])
+        #expect(try kiosk.status(session)["message"] as? String == "Welcome")
+
+        let refused = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "next 0"])
+        #expect(refused.status == 400 && (refused.json["error"] as? String)?.isEmpty == false, "\(refused)")
+        let streamed = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "watch"])
+        #expect(streamed.status == 400 && (streamed.json["error"] as? String)?.contains("not offered on the page") == true, "\(streamed)")
+        let commands = try kiosk.web.request("GET", "/api/commands", headers: [("Cookie", session)]).json["commands"] as? [[String: Any]] ?? []
+        #expect(commands.compactMap { $0["name"] as? String } == ControlRequest.table.filter { if case .everywhere = $0.reach { true } else { false } }.map(\.name))
+
+        let out = try kiosk.web.request("POST", "/logout", headers: [("Cookie", session), ("X-CSRF-Token", csrf)])
+        #expect(out.status == 303 && out.header("Set-Cookie")?.contains("Max-Age=0") == true, "\(out)")
+        #expect(try kiosk.web.request("GET", "/api/status", headers: [("Cookie", session)]).status == 401, "logged out")
+    }
+
+    @Test func aChangeWithoutTheCSRFTokenIsRefused() throws {
+        let kiosk = try Kiosk()
+        let (session, csrf) = try kiosk.logIn()
+        let without = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session)], form: ["line": "next"])
+        #expect(without.status == 403 && (without.json["error"] as? String)?.contains("CSRF token") == true, "\(without)")
+        let wrong = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", String(csrf.reversed()))], form: ["line": "next"])
+        #expect(wrong.status == 403)
+        let upload = Self.multipart([("x.jpg", Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/04.jpg"))))])
+        let uploadWithout = try kiosk.web.request("POST", "/api/upload", headers: [("Cookie", session), ("Content-Type", upload.contentType)], body: upload.body)
+        #expect(uploadWithout.status == 403)
+        #expect(try kiosk.status(session)["index"] as? Int == 0, "nothing moved")
+        #expect(!FileManager.default.fileExists(atPath: kiosk.pictures + "/x.jpg"), "nothing added")
+    }
+
+    @Test func pastFiveWrongPasswordsInAMinuteTheAnswerIs429WithRetryAfter() throws {
+        let kiosk = try Kiosk()
+        for attempt in 1...LoginThrottle.allowedFailures {
+            let wrong = try kiosk.web.request("POST", "/login", form: ["password": "guess \(attempt)"])
+            #expect(wrong.status == 401 && wrong.text.contains("That is not the password"), "\(wrong)")
+            #expect(wrong.header("Set-Cookie") == nil)
+        }
+        let held = try kiosk.web.request("POST", "/login", form: ["password": Self.password])
+        #expect(held.status == 429, "even the right password waits: \(held)")
+        let wait = Int(held.header("Retry-After") ?? "") ?? 0
+        #expect((1...60).contains(wait), "\(held)")
+        #expect(held.text.contains("Too many wrong passwords from this address: try again in \(wait) seconds."), "\(held.text)")
+        #expect(held.header("Set-Cookie") == nil)
+        let log = kiosk.web.stop()
+        #expect(log.contains("refused a login from 127.0.0.1: 5 wrong passwords within a minute"), "\(log)")
+    }
+
+    @Test func uploadedPhotosJoinTheShowAndWhatIsNotAPictureIsRefusedByName() throws {
+        let kiosk = try Kiosk(web: #"upload_max = "1MB""#)
+        let (session, csrf) = try kiosk.logIn()
+        let auth = [("Cookie", session), ("X-CSRF-Token", csrf)]
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/04.jpg")))
+        let another = Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/05.jpg")))
+
+        let three = Self.multipart([("IMG_0001.JPG", photo), ("../../escape.jpg", another), ("01.jpg", photo)])
+        let added = try kiosk.web.request("POST", "/api/upload", headers: auth + [("Content-Type", three.contentType)], body: three.body)
+        #expect(added.status == 200, "\(added)")
+        #expect(added.json["added"] as? [String] == ["IMG_0001.JPG", "escape.jpg", "01 (2).jpg"], "cleaned, and never over a photo already there: \(added)")
+        #expect(!FileManager.default.fileExists(atPath: kiosk.folder.path + "/escape.jpg"), "../ never leaves the folder")
+        #expect(FileManager.default.contentsEqual(atPath: kiosk.pictures + "/01 (2).jpg", andPath: demoImages + "/04.jpg"))
+        #expect(eventually { (try? kiosk.status(session))?["count"] as? Int == 6 }, "the show's count grows")
+
+        let text = Self.multipart([("notes.jpg", Array("These are not a photo's bytes.\n".utf8))])
+        let notPicture = try kiosk.web.request("POST", "/api/upload", headers: auth + [("Content-Type", text.contentType)], body: text.body)
+        #expect(notPicture.status == 415, "\(notPicture)")
+        #expect((notPicture.json["error"] as? String)?.hasPrefix("notes.jpg is not a picture or clip kioskd shows") == true, "\(notPicture)")
+
+        let large = Self.multipart([("big.jpg", photo + [UInt8](repeating: 0, count: 1_100_000))])
+        let tooLarge = try kiosk.web.request("POST", "/api/upload", headers: auth + [("Content-Type", large.contentType)], body: large.body)
+        #expect(tooLarge.status == 413 && (tooLarge.json["error"] as? String)?.contains("web.upload_max") == true, "\(tooLarge)")
+
+        // None of the refused left a file, hidden or not.
+        let names = try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted()
+        #expect(names == ["01 (2).jpg", "01.jpg", "02.jpg", "03.jpg", "IMG_0001.JPG", "escape.jpg"], "\(names)")
+        #expect(try kiosk.status(session)["count"] as? Int == 6)
+    }
+
+    @Test func aPictureNamedWithoutItsExtensionGetsTheOneItsContentSays() throws {
+        let kiosk = try Kiosk()
+        let (session, csrf) = try kiosk.logIn()
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/04.jpg")))
+        let upload = Self.multipart([("From the party", photo)])
+        let added = try kiosk.web.request("POST", "/api/upload", headers: [("Cookie", session), ("X-CSRF-Token", csrf), ("Content-Type", upload.contentType)], body: upload.body)
+        #expect(added.json["added"] as? [String] == ["From the party.jpg"], "\(added)")
+        #expect(eventually { (try? kiosk.status(session))?["count"] as? Int == 4 })
+    }
+}
+
+extension WebPageTests {
+    @Test func theLiveScreenIsKioskdsSmallJPEGAskedAtMostOnceEveryTwoSeconds() throws {
+        let kiosk = try Kiosk()
+        let (session, _) = try kiosk.logIn()
+        let first = try kiosk.web.request("GET", "/api/screen", headers: [("Cookie", session)])
+        #expect(first.status == 200 && first.header("Content-Type") == "image/jpeg", "\(first)")
+        let picture = try JPEGCodec.header(of: first.body, path: "/api/screen", options: DecodeOptions(background: RGBColor(hex: "000000")!))
+        #expect(picture.storedSize == PixelSize(width: 320, height: 180), "the headless screen's frame, under 640 across: it is not made larger")
+        // Asked again at once: the same bytes, not a new picture from kioskd.
+        let again = try kiosk.web.request("GET", "/api/screen", headers: [("Cookie", session)])
+        #expect(again.body == first.body)
+        #expect(try kiosk.web.request("GET", "/api/screen").status == 401, "no screen without a session")
+    }
+
+    @Test func kioskdsEventsReachAnOpenPageAsServerSentEvents() throws {
+        let kiosk = try Kiosk()
+        let (session, csrf) = try kiosk.logIn()
+        let stream = try HTTPStreamReader(port: kiosk.web.port, path: "/api/events", cookie: session)
+        #expect(stream.read(until: { $0.contains("retry: 3000") }).contains("text/event-stream"))
+        _ = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "pause"])
+        let heard = stream.read(until: { $0.contains(#"data: {"event":"pause"}"#) })
+        #expect(heard.contains(#"data: {"event":"pause"}"#), "\(heard)")
+        // kioskd stops: the page hears so, and kioskd-web goes on serving.
+        _ = kiosk.kioskd.stop()
+        let away = stream.read(until: { $0.contains("event: kiosk") })
+        #expect(away.contains("event: kiosk\ndata: {\"ok\":false"), "\(away)")
+        #expect(try kiosk.web.request("GET", "/login").status == 200)
+        let status = try kiosk.web.request("GET", "/api/status", headers: [("Cookie", session)])
+        #expect(status.status == 503 && (status.json["error"] as? String)?.contains("kioskd does not answer") == true, "\(status)")
+    }
+}
+
+/// A response that stays open (Server-Sent Events), read as it comes.
+final class HTTPStreamReader {
+    private let socket: Int32
+    private var received = ""
+
+    init(port: Int, path: String, cookie: String) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { throw WebPageTests.TestFailure("cannot connect to 127.0.0.1:\(port)") }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(cookie)\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    deinit { close(socket) }
+
+    /// What arrived so far, once `done` holds for it or 30 s passed.
+    func read(until done: (String) -> Bool) -> String {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let end = Date().addingTimeInterval(30)
+        while !done(received), Date() < end {
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) > 0 else { continue }
+            let count = recv(socket, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            received += String(decoding: chunk[..<count], as: UTF8.self)
+        }
+        return received
+    }
+}
+
+extension WebPageTests {
+    @Test func withACertificateThePageIsHTTPSOnlyAndItsCookieSecure() throws {
+        let certificates = try TestCertificates()
+        let kiosk = try Kiosk(web: "tls_cert = \"\(certificates.trusted)\"\ntls_key = \"\(certificates.key)\"", scheme: "https")
+        let url = "https://127.0.0.1:\(kiosk.web.port)/login"
+        let login = try curl(["--cacert", certificates.authority, "-i", "--data-urlencode", "password=\(Self.password)", url])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.hasPrefix("HTTP/1.1 303"), "\(login.stdout)")
+        let cookie = login.stdout.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
+        #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+        let plain = try curl(["-i", "--max-time", "10", "http://127.0.0.1:\(kiosk.web.port)/login"])
+        #expect(!plain.stdout.contains("200 OK"), "no page over plain http on the TLS port: \(plain)")
+        #expect(!kiosk.web.stop().contains("without TLS"))
+    }
+
+    @Test func servingBeyondLoopbackWithoutTLSWarnsAtStart() throws {
+        let kiosk = try Kiosk(listen: "0.0.0.0:0")
+        #expect(try kiosk.web.request("GET", "/login").status == 200)
+        let log = kiosk.web.stop()
+        #expect(log.contains("warning: the page is served beyond this machine without TLS"), "\(log)")
+    }
+
+    func curl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS"] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+enum WebPageTestsCookie {
+    static let name = "kioskd_session"
+}
