@@ -97,8 +97,15 @@ async function start() {
     await fetch("/logout", { method: "POST", headers: { "X-CSRF-Token": csrf } });
     location.href = "/login";
   });
-  document.querySelectorAll("[data-command]").forEach((button) =>
-    button.addEventListener("click", () => command(button.dataset.command)));
+  // The controls are the protocol's commands: each takes its help from
+  // kioskd's table, and one the table does not offer is not shown.
+  const offered = new Map((await api("/api/commands")).commands.map((c) => [c.name, c]));
+  document.querySelectorAll("[data-command]").forEach((button) => {
+    const entry = offered.get(button.dataset.command.split(" ")[0]);
+    if (!entry) { button.hidden = true; return; }
+    button.title = entry.summary;
+    button.addEventListener("click", () => command(button.dataset.command));
+  });
   $("brightness").addEventListener("change", () => command(`display on ${$("brightness").value}`));
   $("message").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -21,8 +21,18 @@ import Testing
         let web: WebDaemon
         var pictures: String { folder.path + "/pictures" }
 
-        init(web extra: String = "", listen: String = "127.0.0.1:0", scheme: String = "http") throws {
+        /// A small disk (tmpfs) mounted as the picture folder, when given its size.
+        private var mounted: String?
+
+        init(web extra: String = "", listen: String = "127.0.0.1:0", scheme: String = "http", pictureDiskBytes: Int? = nil) throws {
             folder = try PictureFolderFixture()
+            if let pictureDiskBytes {
+                try folder.mkdir("pictures")
+                guard mount("none", folder.path + "/pictures", "tmpfs", 0, "size=\(pictureDiskBytes)") == 0 else {
+                    throw TestFailure("cannot mount a tmpfs as the picture folder (the tests run as root): \(String(cString: strerror(errno)))")
+                }
+                mounted = folder.path + "/pictures"
+            }
             for name in ["01.jpg", "02.jpg", "03.jpg"] {
                 try folder.write("pictures/" + name, Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/" + name))))
             }
@@ -49,6 +59,7 @@ import Testing
         deinit {
             _ = web.stop()
             _ = kioskd.stop()
+            if let mounted { umount(mounted) }
         }
 
         /// A session's cookie and CSRF token, logged in with the password.
@@ -116,9 +127,16 @@ import Testing
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
         var description: String { "\(status) \(headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")) \(text.prefix(300))" }
 
-        static func ask(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8]) throws -> HTTPAnswer {
+        /// `from`: the loopback address asked from (the throttle counts per address).
+        static func ask(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], from: String? = nil) throws -> HTTPAnswer {
             let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(socket) }
+            if let from {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                local.sin_addr.s_addr = inet_addr(from)
+                _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = UInt16(port).bigEndian
@@ -328,6 +346,25 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted()
         #expect(names == ["01 (2).jpg", "01.jpg", "02.jpg", "03.jpg", "IMG_0001.JPG", "escape.jpg"], "\(names)")
         #expect(try kiosk.status(session)["count"] as? Int == 6)
+    }
+
+    @Test func aFullDiskIsRefusedCleanlyAndTheFolderLeftAsItWas() throws {
+        let kiosk = try Kiosk(pictureDiskBytes: 400_000)
+        let (session, csrf) = try kiosk.logIn()
+        let before = try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted()
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/04.jpg")))
+        // A photo, then one that does not fit what is left: the upload is whole or not at all.
+        let upload = Self.multipart([("fits.jpg", photo), ("too-much.jpg", photo + [UInt8](repeating: 0x20, count: 600_000))])
+        let full = try kiosk.web.request("POST", "/api/upload", headers: [("Cookie", session), ("X-CSRF-Token", csrf), ("Content-Type", upload.contentType)], body: upload.body)
+        #expect(full.status == 507, "\(full)")
+        #expect(full.json["error"] as? String == "too-much.jpg was not kept: the kiosk's disk is full", "\(full)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted()
+        #expect(after == before, "no photo, no hidden temporary left: \(after)")
+        #expect(try kiosk.status(session)["count"] as? Int == 3)
+        // Room again: the same photo goes in.
+        let small = Self.multipart([("fits.jpg", photo)])
+        let added = try kiosk.web.request("POST", "/api/upload", headers: [("Cookie", session), ("X-CSRF-Token", csrf), ("Content-Type", small.contentType)], body: small.body)
+        #expect(added.status == 200 && added.json["added"] as? [String] == ["fits.jpg"], "\(added)")
     }
 
     @Test func aPictureNamedWithoutItsExtensionGetsTheOneItsContentSays() throws {

@@ -107,7 +107,7 @@ public final class TestImmichServer {
 
     /// The Python with openapi-core that scripts/install-deps --vm made, else the
     /// system's (Debian 13 packages openapi-core: scripts/check-debian-swift).
-    static var python: String {
+    public static var python: String {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let made = package + "/.build/test-python/bin/python3"
         return FileManager.default.isExecutableFile(atPath: made) ? made : "/usr/bin/python3"
