@@ -4,14 +4,15 @@
 // the few kioskd-web needs are wrapped here; the version differences too.
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-/// The daemon on the bound, listening socket `listen_fd` (its owner
-/// closes it after MHD_stop_daemon), in external epoll mode with
+/// The daemon on the bound, listening socket `listen_fd` (MHD_stop_daemon
+/// closes it), in external epoll mode with
 /// suspend and resume (the live event stream); TLS when cert and key are
 /// given (PEM text, read only during the call). NULL when MHD refuses.
 static inline struct MHD_Daemon *kd_mhd_start(int listen_fd, int tls, const char *cert_pem, const char *key_pem,
@@ -62,6 +63,13 @@ static inline void kd_mhd_client_address(struct MHD_Connection *connection, char
         snprintf(out, size, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
     } else if (address->sa_family == AF_INET6) {
         const unsigned char *b = ((const struct sockaddr_in6 *) address)->sin6_addr.s6_addr;
+        // An IPv4 client of a dual-stack socket ([::]): its own address,
+        // so it is counted as itself, not as the block every one shares.
+        static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+        if (memcmp(b, mapped, 12) == 0) {
+            snprintf(out, size, "%u.%u.%u.%u", b[12], b[13], b[14], b[15]);
+            return;
+        }
         snprintf(out, size, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
                  b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
     }
@@ -70,6 +78,11 @@ static inline void kd_mhd_client_address(struct MHD_Connection *connection, char
 /// A connection that streams for ever (the live events) never times out.
 static inline void kd_mhd_never_time_out(struct MHD_Connection *connection) {
     MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, 0U);
+}
+
+/// ...until it is let go: idle this many seconds, it is dropped.
+static inline void kd_mhd_time_out(struct MHD_Connection *connection, unsigned int seconds) {
+    MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }
 
 static const uint64_t kd_mhd_size_unknown = MHD_SIZE_UNKNOWN;

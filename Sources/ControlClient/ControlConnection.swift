@@ -104,14 +104,17 @@ public final class ControlConnection {
         let wait = timeout
         timeout = 0
         defer { timeout = wait }
+        var ended: ControlClientError?
         do { try fill() } catch {
-            guard case .timedOut = error else { throw error }
+            if case .timedOut = error {} else { ended = error }
         }
         var lines: [[UInt8]] = []
         while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
             lines.append(Array(buffer[..<end]))
             buffer.removeFirst(end + 1)
         }
+        // What came with the end is handed over first; the end, at the next call.
+        if let ended, lines.isEmpty { throw ended }
         return lines
     }
 

@@ -46,6 +46,7 @@ public final class HTTPServer {
         daemon = started
         let epoll = kd_mhd_epoll_fd(started)
         guard epoll >= 0 else {
+            daemon = nil
             MHD_stop_daemon(started)
             throw HTTPServerError("libmicrohttpd was built without epoll")
         }
@@ -86,6 +87,7 @@ public final class HTTPServer {
         var finished = false
         // The part being read: a field's bytes, or a file's.
         var partKey: String?
+        var partFileName: String?
         var partIsFile = false
         var partBytes = 0
         var fieldValue: [UInt8] = []
@@ -126,6 +128,13 @@ public final class HTTPServer {
             return kd_mhd_yes
         }
         guard !state.finished else { return kd_mhd_yes }
+        // Destroyed now, not at the request's end: it hands over what it
+        // held back, and says whether the body ended where a form ends (a
+        // multipart body cut short never reached its closing boundary).
+        if let postProcessor = state.postProcessor {
+            state.postProcessor = nil
+            if MHD_destroy_post_processor(postProcessor) != kd_mhd_yes { state.failed = true }
+        }
         if !state.failed, !state.endPart() { state.failed = true }
         state.finished = true
         return queue(state.receiver.finish(complete: !state.failed), on: connection)
@@ -142,6 +151,8 @@ public final class HTTPServer {
             streams[ObjectIdentifier(stream)] = stream
             kd_mhd_never_time_out(connection)
             made = MHD_create_response_from_callback(kd_mhd_size_unknown, 4096, streamReader, Unmanaged.passRetained(stream).toOpaque(), streamFreed)
+            // The connection ends with the stream: its slot is not kept alive untimed.
+            if let made { _ = MHD_add_response_header(made, "Connection", "close") }
         }
         guard let made else { return kd_mhd_no }
         defer { MHD_destroy_response(made) }
@@ -149,9 +160,8 @@ public final class HTTPServer {
         return MHD_queue_response(connection, UInt32(response.status), made)
     }
 
-    fileprivate func streamEnded(_ stream: HTTPStream) {
+    fileprivate func forget(_ stream: HTTPStream) {
         streams[ObjectIdentifier(stream)] = nil
-        stream.ended()
     }
 
     // MARK: The listening socket
@@ -218,13 +228,16 @@ private let formIterator: MHD_PostDataIterator = { context, _, key, fileName, _,
     let state = Unmanaged<HTTPServer.Exchange>.fromOpaque(context!).takeUnretainedValue()
     let name = key.map { String(cString: $0) } ?? ""
     let isFile = fileName != nil
-    // A new part: its first bytes (offset 0), or another field's.
-    if offset == 0, state.partKey == nil || state.partKey != name || state.partIsFile != isFile || state.partBytes > 0 {
+    let sentName = fileName.map { String(cString: $0) }
+    // A new part: its first bytes (offset 0), or another field's or file's.
+    if offset == 0,
+       state.partKey == nil || state.partKey != name || state.partIsFile != isFile || state.partFileName != sentName || state.partBytes > 0 {
         guard state.endPart() else { return kd_mhd_no }
         state.partKey = name
+        state.partFileName = sentName
         state.partIsFile = isFile
         state.partBytes = 0
-        if let fileName, !state.receiver.fileBegins(field: name, fileName: String(cString: fileName)) { return kd_mhd_no }
+        if let sentName, !state.receiver.fileBegins(field: name, fileName: sentName) { return kd_mhd_no }
     }
     guard size > 0, let data else { return kd_mhd_yes }
     state.partBytes += size
@@ -243,5 +256,6 @@ private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max 
 
 private let streamFreed: MHD_ContentReaderFreeCallback = { context in
     let stream = Unmanaged<HTTPStream>.fromOpaque(context!).takeRetainedValue()
-    stream.owner?.streamEnded(stream)
+    stream.owner?.forget(stream)
+    stream.ended()
 }

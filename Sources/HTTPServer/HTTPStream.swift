@@ -28,10 +28,12 @@ public final class HTTPStream {
         wake()
     }
 
-    /// Ends the stream once what is queued is sent.
+    /// Ends the stream once what is queued is sent; a client that no
+    /// longer reads has 10 s to take it before its connection is dropped.
     public func close() {
         guard isOpen, !closing else { return }
         closing = true
+        if let connection { kd_mhd_time_out(connection, 10) }
         wake()
     }
 

@@ -46,6 +46,19 @@ final class UploadReceiver: HTTPFormReceiver {
         self.log = log
     }
 
+    /// The temporaries of uploads a stop cut short (a crash, a power cut):
+    /// removed at start, before any upload of this run begins.
+    static func removeLeftovers(in folder: String, log: (String) -> Void) {
+        guard let names = try? directoryEntryNames(folder) else { return }
+        for bytes in names where bytes.starts(with: Array(temporaryPrefix.utf8)) && bytes.reversed().starts(with: Array(temporarySuffix.utf8).reversed()) {
+            let path = folder + "/" + String(decoding: bytes, as: UTF8.self)
+            if unlink(path) == 0 { log("removed \(path), an upload a stop cut short") }
+        }
+    }
+
+    static let temporaryPrefix = ".upload-"
+    static let temporarySuffix = ".partial"
+
     func field(_ name: String, _ value: [UInt8]) -> Bool { true }
 
     func fileBegins(field: String, fileName: String) -> Bool {
@@ -56,7 +69,7 @@ final class UploadReceiver: HTTPFormReceiver {
         sentName = fileName
         guard let cleaned = UploadName.cleaned(fileName) else { return refuse(400, "\"\(fileName)\" has no name left once cleaned: rename it") }
         cleanedName = cleaned
-        temporary = folder + "/.upload-" + RandomToken.make(bytes: 9) + ".partial"
+        temporary = folder + "/" + Self.temporaryPrefix + RandomToken.make(bytes: 9) + Self.temporarySuffix
         fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return refuse(500, "cannot write into the picture folder: \(SystemCallError.last("open", path: temporary))") }
         head = []

@@ -179,6 +179,11 @@ public final class WebApp {
     }
 
     private func command(_ line: String) -> HTTPResponse {
+        // One line, one command: a newline inside would be a second command
+        // on kioskd's socket, past the check below.
+        guard !line.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return Self.json(400, [("ok", .bool(false)), ("error", .string("a command is one line of text, without control characters"))])
+        }
         let request: ControlRequest
         do throws(ControlRequestError) { request = try ControlRequest(parsing: line) } catch {
             return Self.json(400, [("ok", .bool(false)), ("error", .string(error.description))])

@@ -77,6 +77,7 @@ public enum WebService {
             log("\(error)")
             return 1
         }
+        if let folder = settings.images { UploadReceiver.removeLeftovers(in: folder, log: log) }
         signal(SIGPIPE, SIG_IGN)
         blockDaemonSignals()
         do {

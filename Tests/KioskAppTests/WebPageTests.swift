@@ -24,8 +24,10 @@ import Testing
         /// A small disk (tmpfs) mounted as the picture folder, when given its size.
         private var mounted: String?
 
-        init(web extra: String = "", listen: String = "127.0.0.1:0", scheme: String = "http", pictureDiskBytes: Int? = nil) throws {
-            folder = try PictureFolderFixture()
+        init(web extra: String = "", listen: String = "127.0.0.1:0", scheme: String = "http", pictureDiskBytes: Int? = nil,
+             folder: PictureFolderFixture? = nil) throws {
+            self.folder = try folder ?? PictureFolderFixture()
+            let folder = self.folder
             if let pictureDiskBytes {
                 try folder.mkdir("pictures")
                 guard mount("none", folder.path + "/pictures", "tmpfs", 0, "size=\(pictureDiskBytes)") == 0 else {
@@ -277,6 +279,10 @@ import Testing
 
         let refused = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "next 0"])
         #expect(refused.status == 400 && (refused.json["error"] as? String)?.isEmpty == false, "\(refused)")
+        // A second command smuggled after a newline never reaches kioskd.
+        let smuggled = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "goto 01.jpg\nwatch"])
+        #expect(smuggled.status == 400 && (smuggled.json["error"] as? String)?.contains("without control characters") == true, "\(smuggled)")
+        #expect(try kiosk.status(session)["ok"] as? Bool == true, "the connection to kioskd is one reply per request still")
         let streamed = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "watch"])
         #expect(streamed.status == 400 && (streamed.json["error"] as? String)?.contains("not offered on the page") == true, "\(streamed)")
         let commands = try kiosk.web.request("GET", "/api/commands", headers: [("Cookie", session)]).json["commands"] as? [[String: Any]] ?? []
@@ -365,6 +371,35 @@ import Testing
         let small = Self.multipart([("fits.jpg", photo)])
         let added = try kiosk.web.request("POST", "/api/upload", headers: [("Cookie", session), ("X-CSRF-Token", csrf), ("Content-Type", small.contentType)], body: small.body)
         #expect(added.status == 200 && added.json["added"] as? [String] == ["fits.jpg"], "\(added)")
+    }
+
+    @Test func anUploadCutShortIsNotKeptAndLeftoversOfAStopAreSweptAtStart() throws {
+        let folder = try PictureFolderFixture()
+        // What a kioskd-web stopped mid-upload left (a power cut).
+        try folder.write("pictures/01.jpg")
+        try folder.write("pictures/.upload-Zm9vYmFyYmF6.partial", [0xFF, 0xD8, 0xFF])
+        try folder.write("pictures/.upload-notes.txt", Array("an operator's own hidden file\n".utf8))
+        let kiosk = try Kiosk(folder: folder)
+        let names = try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted()
+        #expect(names == [".upload-notes.txt", "01.jpg", "02.jpg", "03.jpg"], "\(names)")
+        #expect(kiosk.web.log.contains("removed \(kiosk.pictures)/.upload-Zm9vYmFyYmF6.partial, an upload a stop cut short"), "\(kiosk.web.log)")
+
+        let (session, csrf) = try kiosk.logIn()
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/04.jpg")))
+        var upload = Self.multipart([("cut.jpg", photo)])
+        // The body stops before its closing boundary: half a photo.
+        upload.body.removeLast(upload.body.count - photo.count / 2)
+        let cut = try kiosk.web.request("POST", "/api/upload", headers: [("Cookie", session), ("X-CSRF-Token", csrf), ("Content-Type", upload.contentType)], body: upload.body)
+        #expect(cut.status == 400, "\(cut)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted() == names, "nothing kept")
+    }
+
+    @Test func onADualStackSocketAnIPv4ClientIsCountedAsItself() throws {
+        let kiosk = try Kiosk(listen: "[::]:0")
+        let wrong = try kiosk.web.request("POST", "/login", form: ["password": "guess"])
+        #expect(wrong.status == 401)
+        let log = kiosk.web.stop()
+        #expect(log.contains("a wrong password from 127.0.0.1"), "\(log)")
     }
 
     @Test func aPictureNamedWithoutItsExtensionGetsTheOneItsContentSays() throws {
