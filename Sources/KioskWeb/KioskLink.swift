@@ -17,43 +17,51 @@ final class KioskLink {
     /// kioskd's reply line to `request` (JSON, without its newline), or a
     /// reply saying why there is none, in the protocol's own shape.
     func ask(_ line: String) -> [UInt8] {
-        for attempt in 0..<2 {
-            do throws(ControlClientError) {
-                let connection: ControlConnection
-                if let kept = self.connection { connection = kept } else { connection = try ControlConnection(path: socket, timeout: Self.timeout) }
-                self.connection = connection
-                return try connection.request(line)
-            } catch {
-                connection = nil
-                // A kept connection kioskd closed (it restarted): once more on a new one.
-                if case .closed = error, attempt == 0 { continue }
-                if case .system(let failure) = error, failure.errno == EPIPE || failure.errno == ECONNRESET, attempt == 0 { continue }
-                return Self.failure("kioskd does not answer on \(socket): \(error)")
-            }
+        switch exchange({ connection throws(ControlClientError) in try connection.request(line) }) {
+        case .success(let reply): return reply
+        case .failure(let error): return Self.failure(error.description)
         }
-        return Self.failure("kioskd does not answer on \(socket)")
     }
 
     /// The frame on screen as the small JPEG MQTT publishes (`screenshot
     /// jpeg`), or why there is none.
     func screenPicture() -> Result<[UInt8], KioskLinkError> {
+        var refusal: KioskLinkError?
+        let picture = exchange { connection throws(ControlClientError) -> [UInt8] in
+            let line = try connection.request(ControlRequest.screenshot(.jpeg).line)
+            guard let count = Self.integer("jpeg_bytes", in: line) else {
+                refusal = KioskLinkError(String(decoding: line, as: UTF8.self))
+                return []
+            }
+            guard count <= 16 << 20 else {
+                self.connection = nil
+                refusal = KioskLinkError("kioskd's picture is \(count) bytes: too large for the page")
+                return []
+            }
+            return try connection.read(count: count)
+        }
+        if let refusal { return .failure(refusal) }
+        return picture
+    }
+
+    /// `body` on the kept connection, or a new one; once more on a new one
+    /// when kioskd closed the kept one (it restarted).
+    private func exchange<Answer>(_ body: (ControlConnection) throws(ControlClientError) -> Answer) -> Result<Answer, KioskLinkError> {
         for attempt in 0..<2 {
             do throws(ControlClientError) {
                 let connection: ControlConnection
                 if let kept = self.connection { connection = kept } else { connection = try ControlConnection(path: socket, timeout: Self.timeout) }
                 self.connection = connection
-                let line = try connection.request(ControlRequest.screenshot(.jpeg).line)
-                guard let count = Self.integer("jpeg_bytes", in: line) else {
-                    return .failure(KioskLinkError(String(decoding: line, as: UTF8.self)))
-                }
-                guard count <= 16 << 20 else {
-                    self.connection = nil
-                    return .failure(KioskLinkError("kioskd's picture is \(count) bytes: too large for the page"))
-                }
-                return .success(try connection.read(count: count))
+                return .success(try body(connection))
             } catch {
                 connection = nil
-                if case .closed = error, attempt == 0 { continue }
+                let closed: Bool
+                switch error {
+                case .closed: closed = true
+                case .system(let failure): closed = failure.errno == EPIPE || failure.errno == ECONNRESET
+                default: closed = false
+                }
+                if closed, attempt == 0 { continue }
                 return .failure(KioskLinkError("kioskd does not answer on \(socket): \(error)"))
             }
         }

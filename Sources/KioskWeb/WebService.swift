@@ -12,13 +12,6 @@ import SystemCalls
 /// epoll loop until SIGTERM or SIGINT. It reaches kioskd only through the
 /// control socket and writes only into the picture folder.
 public enum WebService {
-    /// What kioskd-web serves with, read from the config file (and the
-    /// state directory's overrides, which may move the picture folder).
-    public struct Start {
-        public var settings: KioskSettings
-        public var pageFolder: String
-    }
-
     /// The settings of `configPath`, with what `kioskctl set` kept over it.
     public static func settings(configPath: String?) throws -> KioskSettings {
         var settings = KioskSettings()
@@ -119,18 +112,13 @@ public enum WebService {
         }
     }
 
-    /// The hash in `web.password_file`: a bare name is a systemd credential.
+    /// The hash in `web.password_file`, read as kioskd reads its servers'
+    /// passwords (``CredentialFile``: a bare name is a systemd credential).
     static func readPasswordHash(_ file: String) -> Result<String, WebPasswordProblem> {
-        var path = file
-        if !file.contains("/"), let credentials = getenv("CREDENTIALS_DIRECTORY") {
-            path = String(cString: credentials) + "/" + file
-        }
-        let bytes: [UInt8]
-        do { bytes = try readWholeFile(path, limit: 4096) } catch {
-            return .failure(WebPasswordProblem("cannot read web.password_file \(path): \(error.why)"))
-        }
-        return WebPasswordLine.hash(in: String(decoding: bytes, as: UTF8.self), file: path).flatMap { hash in
-            PasswordHash.isWellFormed(hash) ? .success(hash) : .failure(WebPasswordProblem("\(path) holds no Argon2id hash libsodium can read: \(WebPasswordLine.howToMake)"))
+        let line: String
+        do { line = try CredentialFile.firstLine(of: file) } catch { return .failure(WebPasswordProblem("web.password_file: \(error)")) }
+        return WebPasswordLine.hash(in: line, file: file).flatMap { hash in
+            PasswordHash.isWellFormed(hash) ? .success(hash) : .failure(WebPasswordProblem("\(file) holds no Argon2id hash libsodium can read: \(WebPasswordLine.howToMake)"))
         }
     }
 }

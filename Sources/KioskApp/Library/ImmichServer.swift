@@ -1,4 +1,5 @@
 import HTTPClient
+import ImageCodecs
 import JSONDocument
 import KioskCore
 #if canImport(Glibc)

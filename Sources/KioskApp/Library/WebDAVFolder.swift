@@ -1,5 +1,6 @@
 import DAVListing
 import HTTPClient
+import ImageCodecs
 import KioskCore
 
 /// What a server library asks its server: the files it lists now, and the

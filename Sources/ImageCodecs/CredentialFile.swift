@@ -1,4 +1,3 @@
-import ImageCodecs
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,14 +5,15 @@ import Glibc
 /// A secret (a broker's or a server's password) kept in a file, never in
 /// the config: its first line. A bare name is a systemd credential, looked
 /// up in `$CREDENTIALS_DIRECTORY` (filled by `LoadCredential=`). What it
-/// holds is never logged; only the file's path is.
-enum CredentialFile {
-    struct Problem: Error, CustomStringConvertible {
-        let description: String
+/// holds is never logged; only the file's path is. Beside ``readWholeFile(_:limit:)``,
+/// which reads it: kioskd's servers' passwords and kioskd-web's password hash share it.
+public enum CredentialFile {
+    public struct Problem: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// The first line of `file`.
-    static func firstLine(of file: String) throws(Problem) -> String {
+    public static func firstLine(of file: String) throws(Problem) -> String {
         var path = file
         if !file.contains("/") {
             guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }) else {
