@@ -38,6 +38,7 @@ bench:
 	scripts/install-deps --vm
 	swift build -c release --static-swift-stdlib --product kioskd-bench
 	swift build -c release --static-swift-stdlib --product kioskd
+	swift build -c release --static-swift-stdlib --product kioskd-web
 	.build/release/kioskd-bench
 	scripts/bench-vm
 	scripts/bench-busy-headless

@@ -183,7 +183,10 @@ let package = Package(
         // kioskd-web's page: the login, the sessions, the API over kioskd's control socket, the uploads.
         .target(
             name: "KioskWeb",
-            dependencies: ["KioskCore", "KioskConfigFile", "HTTPServer", "PasswordHashing", "ControlClient", "ImageCodecs", "LinuxPlatform", "SystemCalls", "CLinux"]),
+            dependencies: [
+                "KioskCore", "KioskConfigFile", "HTTPServer", "PasswordHashing", "ControlClient", "ImageCodecs", "JSONDocument", "LinuxPlatform", "SystemCalls",
+                "CLinux",
+            ]),
 
         // The client side of the control socket: kioskctl, the tests and the benchmark.
         .target(name: "ControlClient", dependencies: ["SystemCalls"]),
@@ -262,7 +265,7 @@ let package = Package(
             dependencies: [
                 "KioskApp", "KioskCore", "KioskRendering", "DRMOutput", "ImageCodecs", "KioskConfigFile", "SystemCalls", "ControlClient",
                 "InputDevices", "LinuxPlatform", "MQTTClient", "BrokerSupport", "WebServerSupport", "LoopbackSupport", "HTTPClient",
-                "TestSupport", "TextRendering",
+                "TestSupport", "TextRendering", "KioskWeb",
             ]),
     ],
     cxxLanguageStandard: .cxx17

@@ -156,7 +156,10 @@ public final class HTTPServer {
         }
         guard let made else { return kd_mhd_no }
         defer { MHD_destroy_response(made) }
-        for header in defaultHeaders + response.headers { _ = MHD_add_response_header(made, header.name, header.value) }
+        // A default the response sets itself (a thumbnail's Cache-Control) is left to it.
+        let own = Set(response.headers.map { $0.name.lowercased() })
+        for header in defaultHeaders where !own.contains(header.name.lowercased()) { _ = MHD_add_response_header(made, header.name, header.value) }
+        for header in response.headers { _ = MHD_add_response_header(made, header.name, header.value) }
         return MHD_queue_response(connection, UInt32(response.status), made)
     }
 

@@ -26,19 +26,34 @@ final class KioskLink {
     /// The frame on screen as the small JPEG MQTT publishes (`screenshot
     /// jpeg`), or why there is none.
     func screenPicture() -> Result<[UInt8], KioskLinkError> {
+        picture(ControlRequest.screenshot(.jpeg).line).map(\.jpeg)
+    }
+
+    /// A playlist item's thumbnail (`thumbnail N`): the reply line and the JPEG.
+    func thumbnail(_ item: Int) -> Result<(reply: [UInt8], jpeg: [UInt8]), KioskLinkError> {
+        picture(ControlRequest.thumbnail(item).line, timeout: Self.thumbnailTimeout)
+    }
+
+    /// Seconds a thumbnail may take: kioskd decodes the photo again (a large HEIC on a small board takes a second or two).
+    static let thumbnailTimeout = 10.0
+
+    /// A request answered by a reply line and `jpeg_bytes` bytes after it.
+    private func picture(_ line: String, timeout: Double = KioskLink.timeout) -> Result<(reply: [UInt8], jpeg: [UInt8]), KioskLinkError> {
         var refusal: KioskLinkError?
-        let picture = exchange { connection throws(ControlClientError) -> [UInt8] in
-            let line = try connection.request(ControlRequest.screenshot(.jpeg).line)
-            guard let count = Self.integer("jpeg_bytes", in: line) else {
-                refusal = KioskLinkError(String(decoding: line, as: UTF8.self))
-                return []
+        let picture = exchange { connection throws(ControlClientError) -> (reply: [UInt8], jpeg: [UInt8]) in
+            connection.timeout = timeout
+            defer { connection.timeout = Self.timeout }
+            let reply = try connection.request(line)
+            guard let count = Self.integer("jpeg_bytes", in: reply) else {
+                refusal = KioskLinkError(String(decoding: reply, as: UTF8.self))
+                return (reply, [])
             }
             guard count <= 16 << 20 else {
                 self.connection = nil
                 refusal = KioskLinkError("kioskd's picture is \(count) bytes: too large for the page")
-                return []
+                return (reply, [])
             }
-            return try connection.read(count: count)
+            return (reply, try connection.read(count: count))
         }
         if let refusal { return .failure(refusal) }
         return picture

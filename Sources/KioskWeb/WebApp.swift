@@ -1,4 +1,5 @@
 import HTTPServer
+import JSONDocument
 import KioskCore
 import PasswordHashing
 import SystemCalls
@@ -112,6 +113,14 @@ public final class WebApp {
             return .receiveForm(FormFields { [self] fields in command(fields["line"] ?? "") })
         case ("POST", "/api/upload"):
             return upload(request)
+        case ("GET", "/api/pictures"):
+            return .respond(pictures(from: request.query("from").flatMap { Int($0) } ?? 0))
+        case ("GET", "/api/thumbnail"):
+            return .respond(thumbnail(index: request.query("index").flatMap { Int($0) }, file: request.query("file") ?? ""))
+        case ("POST", "/api/delete"):
+            return .receiveForm(FormFields { [self] fields in delete(index: fields["index"].flatMap { Int($0) }, name: fields["name"] ?? "") })
+        case ("GET", "/api/settings"):
+            return .respond(settings())
         case ("POST", "/logout"):
             sessions.close(token)
             return .respond(.seeOther("/login", headers: [("Set-Cookie", cookie(value: "", maxAge: 0))]))
@@ -216,6 +225,125 @@ public final class WebApp {
             return Self.json(503, [("ok", .bool(false)), ("error", .string(error.description))])
         }
     }
+
+    // MARK: The pictures in the show
+
+    /// How many pictures one page of the list shows.
+    static let picturesPerPage = 60
+
+    /// A page of the playlist (`pictures`), each item marked `deletable`
+    /// when it is in the picture folder this page adds to: a server's
+    /// pictures (in kioskd's cache) are listed and marked by their `kind`, never deleted.
+    private func pictures(from: Int) -> HTTPResponse {
+        guard from >= 0, let page = kioskObject(ControlRequest.pictures(from: from, count: Self.picturesPerPage).line) else {
+            return Self.json(from < 0 ? 400 : 503, [("ok", .bool(false)), ("error", .string(from < 0 ? "from is 0 or more" : "kioskd does not answer"))])
+        }
+        guard page["ok"]?.bool == true else { return HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: .bytes(page.line)) }
+        let ownLibrary = ownLibraryIndex()
+        let items: [JSONValue] = (page["pictures"]?.array ?? []).map { value in
+            guard var item = value.object else { return value }
+            item.append("deletable", .bool(ownLibrary != nil && item["library"]?.int == ownLibrary))
+            return .object(item)
+        }
+        return Self.json(200, [("ok", .bool(true)), ("count", page["count"] ?? .int(0)), ("from", .int(from)), ("pictures", .array(items))])
+    }
+
+    /// Where this page's picture folder is in `status`'s `libraries`; nil
+    /// when uploads are off or kioskd shows another folder.
+    private func ownLibraryIndex() -> Int? {
+        guard let folder = configuration.pictureFolder, let libraries = kioskObject(ControlRequest.status.line)?["libraries"]?.array else { return nil }
+        func trimmed(_ path: String) -> Substring { var path = Substring(path); while path.count > 1, path.last == "/" { path = path.dropLast() }; return path }
+        return libraries.firstIndex { $0.object?["kind"]?.string == "folder" && $0.object?["source"]?.string.map(trimmed) == trimmed(folder) }
+    }
+
+    /// A playlist item's thumbnail, if the item is still `file`: a list a
+    /// moment old never shows another picture under a name. Kept by the
+    /// browser a day (the name and index are in its address).
+    private func thumbnail(index: Int?, file: String) -> HTTPResponse {
+        guard let index, index >= 0 else { return Self.json(400, [("ok", .bool(false)), ("error", .string("index is a playlist item, 0 or more"))]) }
+        switch kiosk.thumbnail(index) {
+        case .success(let (reply, jpeg)):
+            guard Self.object(reply)?["file"]?.string == file else {
+                return Self.json(409, [("ok", .bool(false)), ("error", .string("the show changed: picture \(index) is no longer \(file); reload the list"))])
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "private, max-age=86400")], body: .bytes(jpeg))
+        case .failure(let error):
+            let refused = error.description.hasPrefix(#"{"ok":false"#)
+            let message = refused ? (Self.object(Array(error.description.utf8))?["error"]?.string ?? error.description) : error.description
+            return Self.json(refused ? 404 : 503, [("ok", .bool(false)), ("error", .string(message))])
+        }
+    }
+
+    /// Deletes playlist item `index`, named `name` in the picture folder
+    /// (and a Live Photo's movie with it): only when kioskd still shows
+    /// that item from this page's folder, so a stale list or a forged form
+    /// never deletes another file, nor a server's picture.
+    private func delete(index: Int?, name: String) -> HTTPResponse {
+        guard let folder = configuration.pictureFolder else {
+            return Self.json(409, [("ok", .bool(false)), ("error", .string("this kiosk shows no picture folder (images): there is nothing to delete"))])
+        }
+        guard let index, index >= 0 else { return Self.json(400, [("ok", .bool(false)), ("error", .string("which picture? index is a playlist item, 0 or more"))]) }
+        guard let page = kioskObject(ControlRequest.pictures(from: index, count: 1).line), page["ok"]?.bool == true else {
+            return Self.json(503, [("ok", .bool(false)), ("error", .string("kioskd does not answer"))])
+        }
+        guard let item = page["pictures"]?.array?.first?.object, item["name"]?.string == name else {
+            return Self.json(409, [("ok", .bool(false)), ("error", .string("the show changed: picture \(index) is no longer \(name); reload the list"))])
+        }
+        guard item["kind"]?.string == "folder", item["library"]?.int == ownLibraryIndex() else {
+            return Self.json(403, [("ok", .bool(false)), ("error", .string("\(name) comes from \(item["kind"]?.string ?? "no library") (kioskd's cache of it): the page deletes only the picture folder's pictures"))])
+        }
+        if case .failure(let failure) = PictureRemover.remove(name, from: folder) {
+            log("refused to delete \(name): \(failure)")
+            return Self.json(failure.status, [("ok", .bool(false)), ("error", .string(failure.description))])
+        }
+        var deleted = [name]
+        if let movie = item["movie"]?.string, case .success = PictureRemover.remove(movie, from: folder) { deleted.append(movie) }
+        log("deleted \(deleted.joined(separator: " and ")) from the picture folder")
+        return Self.json(200, [("ok", .bool(true)), ("deleted", .array(deleted.map(JSONValue.string)))])
+    }
+
+    // MARK: Settings
+
+    /// Every setting with its value in force (kioskd's `settings`), and
+    /// what the page needs to edit it from the settings table: its help,
+    /// the value it takes, its default, and what applies a change.
+    private func settings() -> HTTPResponse {
+        guard let reply = kioskObject(ControlRequest.settings.line), reply["ok"]?.bool == true, let listed = reply["settings"]?.array else {
+            return Self.json(503, [("ok", .bool(false)), ("error", .string("kioskd does not answer"))])
+        }
+        let settings: [JSONValue] = listed.compactMap { value in
+            guard var setting = value.object, let name = setting["name"]?.string, let descriptor = KioskSettings.table[name] else { return nil }
+            setting.append("help", .string(descriptor.help))
+            setting.append("takes", .string(descriptor.flagIsSwitch ? "true or false" : descriptor.valueName))
+            setting.append("default", .string(descriptor.shownDefault))
+            setting.append("applies", .string(Self.applies(descriptor.reload)))
+            return .object(setting)
+        }
+        return Self.json(200, [("ok", .bool(true)), ("settings", .array(settings))])
+    }
+
+    /// What a change to a setting waits for, as the page says it.
+    static func applies(_ policy: ReloadPolicy) -> String {
+        switch policy {
+        case .live: "applies at once"
+        case .newFolder: "applies with a new look at the pictures"
+        case .newDisplay: "opens the display again"
+        case .reconnect: "connects to MQTT again"
+        case .restart: "needs a restart of kioskd"
+        case .webRestart: "needs a restart of this page (kioskd-web)"
+        }
+    }
+
+    // MARK: kioskd's replies
+
+    /// kioskd's reply to `line` as an object; nil when it did not answer.
+    private func kioskObject(_ line: String) -> JSONObject? {
+        let reply = kiosk.ask(line)
+        guard let object = Self.object(reply), !(object["ok"]?.bool == false && object["error"]?.string?.hasPrefix("kioskd does not answer") == true) else { return nil }
+        return object
+    }
+
+    static func object(_ line: [UInt8]) -> JSONObject? { (try? JSONDocument.parse(line))?.object }
 
     // MARK: Uploads
 

@@ -30,8 +30,8 @@ struct Kioskctl: ParsableCommand {
             """,
         version: KioskVersion.current,
         subcommands: [
-            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Watch.self, Reload.self, Set.self, Unset.self,
-            Display.self, Message.self,
+            Next.self, Prev.self, Goto.self, Pause.self, Resume.self, Status.self, Screenshot.self, Pictures.self, Thumbnail.self, Watch.self,
+            Reload.self, Set.self, Unset.self, Settings.self, Display.self, Message.self,
         ])
 
     /// The connection options may come before the subcommand too
@@ -319,26 +319,77 @@ struct Screenshot: ParsableCommand {
         let connection = options.connect()
         let format: ScreenshotFormat = jpeg ? .jpeg : .png
         let reply = options.request(.screenshot(format), on: connection)
-        guard let count = reply["\(format.rawValue)_bytes"]?.int, count >= 0 else {
-            complain("kioskd's screenshot reply has no \(format.rawValue)_bytes")
-            quit(2)
-        }
-        let png: [UInt8]
-        do { png = try connection.read(count: count) } catch { unreachable(error) }
-        do { try save(png, to: file) } catch {
-            complain("cannot write \(file): \(error.reason)")
-            quit(1)
-        }
+        let picture = readPicture(after: reply, key: "\(format.rawValue)_bytes", on: connection)
+        save(picture, to: file)
         if !options.json {
-            print("saved \(file): \(reply["width"]?.int ?? 0)x\(reply["height"]?.int ?? 0), \(count) bytes, \(pictureLine(reply))")
+            print("saved \(file): \(reply["width"]?.int ?? 0)x\(reply["height"]?.int ?? 0), \(picture.count) bytes, \(pictureLine(reply))")
         }
     }
+}
 
-    /// Writes `bytes` to `path` (made, or emptied first), as the user who runs kioskctl.
-    private func save(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
+struct Pictures: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "pictures"))
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "pictures", argument: "from"))) var from: Int = 0
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "pictures", argument: "count"))) var count: Int = PictureListing.defaultCount
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request(line: "pictures \(from) \(count)")
+        guard !options.json else { return }
+        for case .object(let item) in reply["pictures"]?.array ?? [] {
+            let kind = item["kind"]?.string.map { $0 == "folder" ? "" : "  (\($0))" } ?? ""
+            print("\(item["index"]?.int ?? 0)\t\(item["name"]?.string ?? "?")\(kind)")
+        }
+    }
+}
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "thumbnail"))
+    @Argument(help: ArgumentHelp(ControlRequest.help(of: "thumbnail", argument: "index"))) var index: Int
+    @Argument(help: ArgumentHelp("Where to save it.", valueName: "file.jpg")) var file: String
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let connection = options.connect()
+        let reply = options.request(line: "thumbnail \(index)", on: connection)
+        let jpeg = readPicture(after: reply, key: "jpeg_bytes", on: connection)
+        save(jpeg, to: file)
+        if !options.json { print("saved \(file): \(reply["width"]?.int ?? 0)x\(reply["height"]?.int ?? 0), \(jpeg.count) bytes, \(pictureLine(reply))") }
+    }
+}
+
+struct Settings: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: ControlRequest.summary(of: "settings"))
+    @OptionGroup var options: ConnectionOptions
+
+    func run() {
+        let reply = options.request(.settings)
+        guard !options.json else { return }
+        for case .object(let setting) in reply["settings"]?.array ?? [] {
+            let value = setting["value"]?.string ?? "(none)"
+            print("\(setting["name"]?.string ?? "?") = \(value)" + (setting["set"]?.bool == true ? "  (set)" : ""))
+        }
+    }
+}
+
+/// The bytes a picture's reply line announces under `key`, read after it.
+func readPicture(after reply: JSONObject, key: String, on connection: ControlConnection) -> [UInt8] {
+    guard let count = reply[key]?.int, count >= 0 else {
+        complain("kioskd's reply has no \(key)")
+        quit(2)
+    }
+    do { return try connection.read(count: count) } catch { unreachable(error) }
+}
+
+/// Writes `bytes` to `path` (made, or emptied first), as the user who runs kioskctl; exits 1 when it cannot.
+func save(_ bytes: [UInt8], to path: String) {
+    do throws(SystemCallError) {
         let file = try FileDescriptor(opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
         try file.write(all: bytes)
         try file.close()
+    } catch {
+        complain("cannot write \(path): \(error.reason)")
+        quit(1)
     }
 }
 

@@ -38,24 +38,4 @@ extension JSONValue: Decodable {
             }
         }
     }
-
-    /// The string it is, if it is one.
-    public var string: String? { if case .string(let value) = self { value } else { nil } }
-    /// The whole number it is, if it is one.
-    public var int: Int? { if case .int(let value) = self { value } else { nil } }
-    /// The number it is, whole or not.
-    public var number: Double? {
-        switch self {
-        case .int(let value): Double(value)
-        case .double(let value): value
-        default: nil
-        }
-    }
-    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
-    public var object: JSONObject? { if case .object(let value) = self { value } else { nil } }
-    /// The strings of an array of strings.
-    public var strings: [String]? {
-        guard case .array(let values) = self else { return nil }
-        return values.compactMap(\.string)
-    }
 }

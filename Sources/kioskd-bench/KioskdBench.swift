@@ -22,7 +22,7 @@ struct KioskdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kioskd-bench",
         abstract: "Measure kioskd: decode and compose speed against their baselines, memory, missed frames, idle CPU, input to photon.",
-        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, RemoteLibraryFigures.self, CopyIn.self, WakeupsWhileOff.self, PresenceWake.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self, VideoFigures.self],
+        subcommands: [Figures.self, RegressionGuard.self, ComposeOnly.self, FirstPicture.self, DaemonMemory.self, StageProfile.self, GIFOnly.self, ZoomOnly.self, ZoomSharp.self, WorkerPriorities.self, Slides.self, Rest.self, ControlLoad.self, MQTTFigures.self, MQTTPhoton.self, InputLatency.self, FolderScale.self, RemoteLibraryFigures.self, CopyIn.self, WakeupsWhileOff.self, PresenceWake.self, WebPDecode.self, HEICDecode.self, AVIFDecode.self, VideoFigures.self, WebFigures.self],
         defaultSubcommand: Figures.self)
 }
 
@@ -72,7 +72,7 @@ struct Figures: ParsableCommand {
         let heics = try showOf(try benchHEIC(in: folder), in: folder, named: "heics-20-v2")
         let avifs = try showOf(try benchAVIF(in: folder), in: folder, named: "avifs-20-v1")
         // Fresh processes, so each figure is the show's alone, not the generator's.
-        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["slides", dir, "--text", "--suffix", "_with_text"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--all-features", try benchHEIC(in: folder)], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["remote"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir], ["video", "--folder", folder]] {
+        for arguments in [["webp", "--folder", folder], ["heic", "--folder", folder], ["avif", "--folder", folder], ["slides", dir], ["slides", dir, "--one-core", "--suffix", "_one_core"], ["slides", dir, "--size", "3840x2160", "--suffix", "_4k"], ["slides", dir, "--text", "--suffix", "_with_text"], ["priorities", dir], ["first-picture"], ["daemon-rss", dir], ["daemon-rss", dir, "--all-features", try benchHEIC(in: folder)], ["daemon-rss", dir, "--gif", gif], ["daemon-rss", heics, "--figure", "heic_peak_rss_mb"], ["slides", heics, "--count", "40", "--suffix", "_heic"], ["daemon-rss", avifs, "--figure", "avif_peak_rss_mb"], ["rest", dir], ["control", dir], ["mqtt", dir], ["touch", dir], ["folder"], ["remote"], ["copy-in", dir], ["display-off", dir], ["display-off", dir, "--idle"], ["presence", dir], ["video", "--folder", folder], ["web", dir]] {
             fflush(nil)
             let status = waitForExit(spawnSelf(arguments))
             if status != 0 { throw ExitCode(status) }

@@ -31,7 +31,7 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
             let count = min((next() ?? 0) + 1, script.count - offset)
             if session.wantsInput {
                 if session.receive(script[offset..<offset + count], at: now, respond: respond) {
-                    check(session.awaitingScreenshot, "a screenshot wanted but not awaited")
+                    check(session.awaitingPicture, "a screenshot wanted but not awaited")
                 }
             }
             offset += count
@@ -43,9 +43,9 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
         case 5:
             padding = String(repeating: "x", count: (next() ?? 0) * 64)
         default:
-            if session.awaitingScreenshot {
+            if session.awaitingPicture {
                 let png = [UInt8](repeating: 0, count: (next() ?? 0) * 1000)
-                _ = session.deliverScreenshot(ControlReply.success(["png_bytes": .int(png.count)]), png: png, at: now, respond: respond)
+                _ = session.deliverPicture(ControlReply.success(["png_bytes": .int(png.count)]), bytes: png, at: now, respond: respond)
             } else {
                 session.notify(["event": "picture", "index": .int(next() ?? 0), "file": "x.jpg"], at: now)
             }
@@ -53,7 +53,7 @@ func runControlScript(_ script: UnsafeRawBufferPointer) {
         // The promises.
         check(session.dropped != nil || session.unsentReplyBytes <= ControlSession.unsentLimit, "unsent replies past the limit")
         check(session.dropped == nil || session.unsent.isEmpty, "a dropped client still has bytes queued")
-        check(!(session.awaitingScreenshot && session.wantsInput), "reading while a screenshot is awaited")
+        check(!(session.awaitingPicture && session.wantsInput), "reading while a screenshot is awaited")
         check(session.deadline.map { $0 >= now - ControlSession.idleTimeout - 25.5 } ?? true, "a deadline long past")
     }
     _ = requests

@@ -115,6 +115,46 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         #expect(shown.pixels == expected.pixels, "the screenshot differs from kioskd snapshot --index 3")
     }
 
+    /// `pictures` lists the playlist a page at a time; `thumbnail` is an
+    /// item's picture decoded again small, as the show's loader decodes it
+    /// (upright, fitted), and the connection goes on after its bytes.
+    @Test func picturesListsThePlaylistAndAThumbnailIsThePictureSmall() throws {
+        let daemon = try daemon()
+        defer { _ = daemon.stop() }
+        let control = try patientControl(daemon.socket)
+        let names = try FileManager.default.contentsOfDirectory(atPath: demoImages).filter { !$0.hasPrefix(".") }.sorted()
+        let page = try ask(control, "pictures 2 2")
+        #expect(page["count"] as? Int == names.count && page["from"] as? Int == 2, "\(page)")
+        let items = try #require(page["pictures"] as? [[String: Any]])
+        #expect(items.map { $0["index"] as? Int } == [2, 3] && items.map { $0["name"] as? String } == [names[2], names[3]], "\(items)")
+        #expect(items.allSatisfy { $0["kind"] as? String == "folder" && $0["library"] as? Int == 0 })
+
+        let reply = object(try control.request("thumbnail 3"))
+        let count = try #require(reply["jpeg_bytes"] as? Int, "\(reply)")
+        let jpeg = try control.read(count: count)
+        #expect(reply["index"] as? Int == 3 && reply["file"] as? String == names[3])
+        let loader = PictureLoader(background: .black)
+        let expected = try loader.load(demoImages + "/" + names[3], fittedTo: PictureListing.thumbnailSize)
+        let shown = try loader.load(bytes: jpeg, path: "thumbnail", fittedTo: expected.size)
+        #expect(shown.size == expected.size && reply["width"] as? Int == expected.size.width && max(expected.size.width, expected.size.height) == 320)
+        // JPEG's loss only: on average each channel within a few levels of the picture decoded small.
+        var difference = 0
+        for (a, b) in zip(shown.pixels, expected.pixels) {
+            for shift in [0, 8, 16] as [UInt32] { difference += abs(Int(a >> shift & 0xFF) - Int(b >> shift & 0xFF)) }
+        }
+        let mean = Double(difference) / Double(3 * expected.pixels.count)
+        #expect(mean < 4, "the thumbnail differs from the picture by \(mean) levels a channel")
+        #expect(try ask(control, "status")["count"] as? Int == names.count, "the connection goes on after the JPEG's bytes")
+
+        let missing = try ask(control, "thumbnail \(names.count)")
+        #expect(missing["error"] as? String == "thumbnail: there is no picture \(names.count): the playlist has \(names.count), numbered 0 to \(names.count - 1)", "\(missing)")
+        let out = NSTemporaryDirectory() + "kioskd-thumb-" + UUID().uuidString + ".jpg"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let saved = try kioskctl(["thumbnail", "0", out, "--socket", daemon.socket])
+        #expect(saved.status == 0 && saved.stdout.hasPrefix("saved \(out): "), "\(saved)")
+        #expect(try readWholeFile(out, limit: 1 << 20).starts(with: [0xFF, 0xD8]))
+    }
+
     @Test func watchersHearPicturesPausesAndResumesInOrder() throws {
         let daemon = try daemon()
         defer { _ = daemon.stop() }

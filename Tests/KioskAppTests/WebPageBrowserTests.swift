@@ -12,7 +12,7 @@ import WebServerSupport
 @Suite(.serialized) struct WebPageBrowserTests {
     static let steps = [
         "the login page", "logged in, HttpOnly SameSite=Strict cookie", "three photos and a clip uploaded through the file chooser",
-        "next, and the live screen changed", "previous", "pause", "a message on the screen", "brightness",
+        "delete one", "next, and the live screen changed", "previous", "pause", "a message on the screen", "brightness", "a setting changed and applied",
         "a change without the CSRF token is refused",
         "a text file named .jpg, an over-size file and a name with ../ are refused or cleaned", "a phone's width (390x844)",
         "a desktop window (1280x900)", "wrong passwords, rate-limited",
@@ -41,12 +41,14 @@ import WebServerSupport
 
         // What the page did is what the folder and kioskd hold.
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures))
-        #expect(names == ["01.jpg", "02.jpg", "03.jpg", "photo-1.jpg", "photo-2.jpg", "photo-3.jpg", "clip.mp4", "escaped.jpg"], "\(names)")
+        #expect(names == ["01.jpg", "02.jpg", "03.jpg", "photo-1.jpg", "photo-3.jpg", "clip.mp4", "escaped.jpg"], "photo-2.jpg deleted: \(names)")
         #expect(FileManager.default.contentsEqual(atPath: kiosk.pictures + "/clip.mp4", andPath: files + "/clip.mp4"))
         let session = try kiosk.logInAfterTheLockout()
-        #expect(try kiosk.status(session)["count"] as? Int == 8)
+        #expect(try kiosk.status(session)["count"] as? Int == 7)
+        #expect(try kiosk.status(session)["interval"] as? Double == 45, "the setting the page changed holds")
 
-        for (name, size) in [("web-login-phone.png", (390, 844)), ("web-page-phone.png", (390, 844)), ("web-page-desktop.png", (1280, 900))] {
+        for (name, size) in [("web-login-phone.png", (390, 844)), ("web-page-phone.png", (390, 844)), ("web-page-desktop.png", (1280, 900)),
+                             ("web-pictures-desktop.png", (1280, 900))] {
             let png = try Data(contentsOf: URL(fileURLWithPath: shots + "/" + name))
             let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
             #expect(width == size.0 && height == size.1, "\(name): \(width)x\(height)")

@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodecs
+@testable import KioskWeb
 import KioskRendering
 import KioskCore
 import TestSupport
@@ -24,8 +25,9 @@ import Testing
         /// A small disk (tmpfs) mounted as the picture folder, when given its size.
         private var mounted: String?
 
+        /// `sections`: more of the config after `[web]` (a library's table).
         init(web extra: String = "", listen: String = "127.0.0.1:0", scheme: String = "http", pictureDiskBytes: Int? = nil,
-             folder: PictureFolderFixture? = nil) throws {
+             folder: PictureFolderFixture? = nil, sections: String = "", state: String? = nil) throws {
             self.folder = try folder ?? PictureFolderFixture()
             let folder = self.folder
             if let pictureDiskBytes {
@@ -44,13 +46,15 @@ import Testing
             let config = try folder.write("kiosk.toml", Array("""
                 images = "\(folder.path)/pictures"
                 socket = "\(folder.path)/control.sock"
-                state_dir = "none"
+                state_dir = "\(state ?? "none")"
                 interval = 600
 
                 [web]
                 listen = "127.0.0.1:8080"
                 password_file = "\(folder.path)/web-password"
                 \(extra)
+
+                \(sections)
 
                 """.utf8))
             kioskd = try HeadlessDaemonTests.Daemon(["--config", config, "--socket", folder.path + "/control.sock"])
@@ -414,6 +418,129 @@ import Testing
 }
 
 extension WebPageTests {
+    /// The pictures in the show: a page of them, each with kioskd's
+    /// thumbnail, and delete for the picture folder's, only of the item the
+    /// list showed.
+    @Test func thePicturesAreListedWithThumbnailsAndTheFoldersDeleted() throws {
+        let kiosk = try Kiosk()
+        let (session, csrf) = try kiosk.logIn()
+        let auth = [("Cookie", session), ("X-CSRF-Token", csrf)]
+        let list = try kiosk.web.request("GET", "/api/pictures", headers: [("Cookie", session)])
+        #expect(list.status == 200 && list.json["count"] as? Int == 3, "\(list)")
+        let items = try #require(list.json["pictures"] as? [[String: Any]])
+        #expect(items.map { $0["name"] as? String } == ["01.jpg", "02.jpg", "03.jpg"])
+        #expect(items.allSatisfy { $0["deletable"] as? Bool == true && $0["kind"] as? String == "folder" }, "\(items)")
+
+        let thumbnail = try kiosk.web.request("GET", "/api/thumbnail?index=1&file=02.jpg", headers: [("Cookie", session)])
+        #expect(thumbnail.status == 200 && thumbnail.header("Content-Type") == "image/jpeg", "\(thumbnail)")
+        #expect(thumbnail.header("Cache-Control") == "private, max-age=86400", "kept by the browser, not no-store: \(thumbnail)")
+        let picture = try JPEGCodec.header(of: thumbnail.body, path: "thumbnail", options: DecodeOptions(background: RGBColor(hex: "000000")!))
+        #expect(max(picture.storedSize.width, picture.storedSize.height) == PictureListing.thumbnailSize.width)
+        let stale = try kiosk.web.request("GET", "/api/thumbnail?index=1&file=03.jpg", headers: [("Cookie", session)])
+        #expect(stale.status == 409, "item 1 is not 03.jpg: never another picture under a name: \(stale)")
+        #expect(try kiosk.web.request("GET", "/api/thumbnail?index=1&file=02.jpg").status == 401)
+
+        let noToken = try kiosk.web.request("POST", "/api/delete", headers: [("Cookie", session)], form: ["index": "1", "name": "02.jpg"])
+        #expect(noToken.status == 403, "\(noToken)")
+        let wrongItem = try kiosk.web.request("POST", "/api/delete", headers: auth, form: ["index": "1", "name": "03.jpg"])
+        #expect(wrongItem.status == 409, "\(wrongItem)")
+        let escape = try kiosk.web.request("POST", "/api/delete", headers: auth, form: ["index": "0", "name": "../kiosk.toml"])
+        #expect(escape.status == 409 && FileManager.default.fileExists(atPath: kiosk.folder.path + "/kiosk.toml"), "\(escape)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kiosk.pictures).sorted() == ["01.jpg", "02.jpg", "03.jpg"], "nothing refused was deleted")
+
+        let deleted = try kiosk.web.request("POST", "/api/delete", headers: auth, form: ["index": "1", "name": "02.jpg"])
+        #expect(deleted.status == 200 && deleted.json["deleted"] as? [String] == ["02.jpg"], "\(deleted)")
+        #expect(!FileManager.default.fileExists(atPath: kiosk.pictures + "/02.jpg"))
+        #expect(eventually { (try? kiosk.status(session))?["count"] as? Int == 2 }, "the show drops it")
+        let after = try kiosk.web.request("GET", "/api/pictures", headers: [("Cookie", session)])
+        #expect((after.json["pictures"] as? [[String: Any]])?.map { $0["name"] as? String } == ["01.jpg", "03.jpg"], "\(after)")
+        let again = try kiosk.web.request("POST", "/api/delete", headers: auth, form: ["index": "1", "name": "02.jpg"])
+        #expect(again.status == 409, "deleted already: item 1 is now 03.jpg, which stays: \(again)")
+        #expect(FileManager.default.fileExists(atPath: kiosk.pictures + "/03.jpg"))
+    }
+
+    /// The remover walks the folder without following a link: neither a
+    /// link to a folder elsewhere nor a name of a folder deletes anything.
+    @Test func theRemoverNeverFollowsALinkOutOfTheFolderNorDeletesAFolder() throws {
+        let folder = try PictureFolderFixture()
+        try folder.mkdir("pictures/2024")
+        try folder.write("pictures/2024/beach.jpg", [1])
+        try folder.write("outside/keep.jpg", [2])
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/pictures/album", withDestinationPath: folder.path + "/outside")
+        let pictures = folder.path + "/pictures"
+        func status(_ path: String) -> Int? {
+            if case .failure(let failure) = PictureRemover.remove(path, from: pictures) { return failure.status }
+            return nil
+        }
+        #expect(status("album/keep.jpg") == 409, "through a link")
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/outside/keep.jpg"))
+        #expect(status("2024") == 409, "a folder")
+        #expect(status("../outside/keep.jpg") == 400 && status("/etc/hostname") == 400)
+        #expect(status("2024/none.jpg") == 404)
+        #expect(status("2024/beach.jpg") == nil && !FileManager.default.fileExists(atPath: pictures + "/2024/beach.jpg"))
+        #expect(status("album") == nil, "a link itself is the folder's entry: it goes, not what it points to")
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/outside/keep.jpg"))
+    }
+
+    /// A server's pictures are listed from kioskd's cache and marked, and
+    /// never deleted, even by a form made by hand.
+    @Test func aServersPicturesAreListedAsSuchAndNeverDeleted() throws {
+        let server = try TestImmichServer()
+        try server.set(try ImmichLibraryTests().family())
+        let folder = try PictureFolderFixture()
+        let key = try folder.write("api-key", Array((server.apiKey + "\n").utf8))
+        let state = folder.path + "/state"
+        try folder.mkdir("state")
+        let kiosk = try Kiosk(folder: folder, sections: """
+            [immich]
+            url = "\(server.url)"
+            api_key_file = "\(key)"
+            albums = ["Holidays 2024"]
+            """, state: state)
+        let (session, csrf) = try kiosk.logIn()
+        #expect(eventually { (try? kiosk.status(session))?["count"] as? Int == 6 }, "three photos of the folder, the album's two and its clip")
+        let list = try kiosk.web.request("GET", "/api/pictures", headers: [("Cookie", session)])
+        let items = try #require(list.json["pictures"] as? [[String: Any]], "\(list)")
+        let remote = items.filter { $0["kind"] as? String == "immich" }
+        #expect(remote.count == 3 && remote.allSatisfy { $0["deletable"] as? Bool == false && $0["library"] as? Int == 1 }, "\(items)")
+        #expect(items.filter { $0["deletable"] as? Bool == true }.count == 3)
+        let first = try #require(remote.first)
+        let refused = try kiosk.web.request("POST", "/api/delete", headers: [("Cookie", session), ("X-CSRF-Token", csrf)],
+                                            form: ["index": "\(first["index"] as? Int ?? -1)", "name": first["name"] as? String ?? ""])
+        #expect(refused.status == 403 && (refused.json["error"] as? String)?.contains("comes from immich") == true, "\(refused)")
+        #expect(try kiosk.status(session)["count"] as? Int == 6)
+        let thumbnail = try kiosk.web.request(
+            "GET", "/api/thumbnail?index=\(first["index"] as? Int ?? -1)&file=\(first["file"] as? String ?? "")", headers: [("Cookie", session)])
+        #expect(thumbnail.status == 200 && thumbnail.header("Content-Type") == "image/jpeg", "a cached picture has its thumbnail too: \(thumbnail)")
+        #expect(server.problems == [])
+    }
+
+    /// The settings: kioskd's values in force with the table's help and
+    /// policy; one changed through the page's command applies at once.
+    @Test func theSettingsComeFromTheTableAndAChangeApplies() throws {
+        let kiosk = try Kiosk()
+        let (session, csrf) = try kiosk.logIn()
+        let listed = try kiosk.web.request("GET", "/api/settings", headers: [("Cookie", session)])
+        let settings = try #require(listed.json["settings"] as? [[String: Any]], "\(listed)")
+        #expect(settings.map { $0["name"] as? String } == KioskSettings.table.keys.map(Optional.some))
+        func setting(_ name: String, in list: [[String: Any]]) -> [String: Any] { list.first { $0["name"] as? String == name } ?? [:] }
+        let interval = setting("interval", in: settings)
+        #expect(interval["value"] as? String == "600" && interval["set"] as? Bool == false && interval["applies"] as? String == "applies at once")
+        #expect(interval["help"] as? String == KioskSettings.table["interval"]?.help)
+        let socket = setting("socket", in: settings)
+        #expect(socket["settable"] as? Bool == false && socket["applies"] as? String == "needs a restart of kioskd", "\(socket)")
+        #expect(setting("web.listen", in: settings)["applies"] as? String == "needs a restart of this page (kioskd-web)")
+        #expect(setting("portrait_pairs", in: settings)["takes"] as? String == "true or false")
+
+        let changed = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "set interval 45"])
+        #expect(changed.status == 200, "\(changed)")
+        #expect(try kiosk.status(session)["interval"] as? Double == 45)
+        let after = try kiosk.web.request("GET", "/api/settings", headers: [("Cookie", session)]).json["settings"] as? [[String: Any]] ?? []
+        #expect(setting("interval", in: after)["value"] as? String == "45" && setting("interval", in: after)["set"] as? Bool == true)
+        let refused = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "set socket /tmp/x"])
+        #expect(refused.status == 400 && (refused.json["error"] as? String)?.contains("write it in the config file") == true, "\(refused)")
+    }
+
     @Test func theLiveScreenIsKioskdsSmallJPEGAskedAtMostOnceEveryTwoSeconds() throws {
         let kiosk = try Kiosk()
         let (session, _) = try kiosk.logIn()

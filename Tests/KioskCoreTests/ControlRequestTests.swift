@@ -40,7 +40,7 @@ private func message(_ line: String) -> String? {
     }
 
     @Test func malformedLinesSayWhatIsAccepted() {
-        let known = "next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set, unset, message"
+        let known = "next, prev, goto, pause, resume, status, screenshot, pictures, thumbnail, settings, watch, reload, display, set, unset, message"
         #expect(message("") == "empty line: send one command per line, one of \(known)")
         #expect(message("   \r") == "empty line: send one command per line, one of \(known)")
         #expect(message("jump") == "unknown command \"jump\": the commands are \(known)")
@@ -62,7 +62,7 @@ private func message(_ line: String) -> String? {
     /// What a client sent is echoed safely: control characters and quotes
     /// escaped, long text cut, so an error reply is always one clean line.
     @Test func clientTextInAnErrorIsEscapedAndCut() {
-        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, watch, reload, display, set, unset, message")
+        #expect(message("x\u{1B}[2J\"") == "unknown command \"x\\u001b[2J\\\"\": the commands are next, prev, goto, pause, resume, status, screenshot, pictures, thumbnail, settings, watch, reload, display, set, unset, message")
         let long = String(repeating: "z", count: 500)
         let reply = message(long)!
         #expect(reply.contains(String(repeating: "z", count: 64) + "...\""))

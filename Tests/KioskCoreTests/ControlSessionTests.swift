@@ -137,15 +137,15 @@ private final class Answers {
         let answers = Answers()
         let result8 = session.receive(Array("screenshot\nstatus\nscreenshot\n".utf8), at: 0, respond: answers.respond)
         #expect(result8)
-        #expect(session.awaitingScreenshot && !session.wantsInput)
+        #expect(session.awaitingPicture && !session.wantsInput)
         #expect(answers.asked.isEmpty, "status waits behind the screenshot")
         #expect(session.deadline == nil, "the daemon's turn")
         let png = [UInt8](repeating: 7, count: 1 << 20)
-        let wantsAnother = session.deliverScreenshot(ControlReply.success(["png_bytes": .int(png.count)]), png: png, at: 1, respond: answers.respond)
+        let wantsAnother = session.deliverPicture(ControlReply.success(["png_bytes": .int(png.count)]), bytes: png, at: 1, respond: answers.respond)
         #expect(!wantsAnother, "the next screenshot waits until this PNG is sent")
         #expect(answers.asked == [.status])
         #expect(session.dropped == nil, "a 1 MiB PNG is not a client that stopped reading")
-        #expect(session.holdsScreenshot)
+        #expect(session.holdsPicture)
         let header = Array(#"{"ok":true,"png_bytes":1048576}"#.utf8) + [10]
         #expect(Array(session.unsent.prefix(header.count)) == header)
         #expect(Array(session.unsent.dropFirst(header.count).prefix(png.count)) == png)
@@ -153,8 +153,8 @@ private final class Answers {
         session.sent(header.count + png.count, at: 2)
         let result9 = session.proceed(at: 2, respond: answers.respond)
         #expect(result9)
-        #expect(session.awaitingScreenshot)
-        let result10 = session.failScreenshot("no frame yet", at: 3, respond: answers.respond)
+        #expect(session.awaitingPicture)
+        let result10 = session.failPicture("no frame yet", at: 3, respond: answers.respond)
         #expect(result10 == false)
         #expect(lines(session).map { json($0)?["ok"] as? Bool } == [true, false])
     }
@@ -183,7 +183,7 @@ private final class Answers {
                 let piece = bytes[offset..<min(bytes.count, offset + 37)]
                 offset += piece.count
                 if session.receive(piece, at: 0, respond: answers.respond) {
-                    _ = session.failScreenshot("none", at: 0, respond: answers.respond)
+                    _ = session.failPicture("none", at: 0, respond: answers.respond)
                 }
             }
             for line in lines(session) { #expect(json(line) != nil, "not JSON: \(line)") }

@@ -18,6 +18,7 @@ import tempfile
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -46,7 +47,9 @@ def ok(step):
 
 def until(driver, condition, what):
     try:
-        return WebDriverWait(driver, WAIT, poll_frequency=0.2).until(condition)
+        # The page redraws its lists as kioskd's events come: an element
+        # found a moment ago may be gone; the condition is asked again.
+        return WebDriverWait(driver, WAIT, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]).until(condition)
     except Exception as error:
         raise AssertionError(f"{what}: not within {WAIT} s ({type(error).__name__})") from None
 
@@ -117,6 +120,37 @@ def main():
         until(phone, lambda d: d.find_element(By.ID, "count").text == str(count + 4), "the page shows the new count")
         ok("three photos and a clip uploaded through the file chooser")
 
+        # The list: a thumbnail for each picture, kioskd's; delete one, after the page asks.
+        until(phone, lambda d: d.find_element(By.ID, "picture-count").text == f"({count + 4})", "the list counts the new pictures")
+
+        def listed(d):
+            return d.execute_script("return [...document.querySelectorAll('#picture-list .name')].map(e => e.textContent)")
+
+        def photo_2(d):
+            return next((li for li in d.find_elements(By.CSS_SELECTOR, "#picture-list li")
+                         if li.find_element(By.CSS_SELECTOR, ".name").text == "photo-2.jpg"), None)
+
+        until(phone, lambda d: "photo-2.jpg" in listed(d), "photo-2.jpg is listed")
+        def thumbnail_width(d):
+            item = photo_2(d)
+            return item is not None and d.execute_script(
+                "arguments[0].scrollIntoView(); const i = arguments[0].querySelector('img'); return i.complete && i.naturalWidth", item)
+
+        until(phone, lambda d: thumbnail_width(d) == 320, "its thumbnail shows, 320 pixels across")
+
+        def click_delete(d):
+            photo_2(d).find_element(By.TAG_NAME, "button").click()
+            return True
+
+        until(phone, click_delete, "its Delete button is pressed")
+        alert = until(phone, EC.alert_is_present(), "the page asks before deleting")
+        assert "photo-2.jpg" in alert.text, f"the question names the picture: {alert.text}"
+        alert.accept()
+        until(phone, lambda d: status(d)["count"] == count + 3, "the show's count drops by one")
+        until(phone, lambda d: "photo-2.jpg" not in listed(d), "it leaves the list")
+        ok("delete one")
+        count -= 1
+
         showing = status(phone)["index"]
         phone.find_element(By.CSS_SELECTOR, "[data-command=next]").click()
         until(phone, lambda d: status(d)["index"] == (showing + 1) % (count + 4), "next moves one on")
@@ -145,6 +179,21 @@ def main():
                                 r.dispatchEvent(new Event("change"));""")
         until(phone, lambda d: status(d)["brightness"] == 40, "the brightness is 40")
         ok("brightness")
+
+        phone.find_element(By.CSS_SELECTOR, "#settings summary").click()
+        phone.find_element(By.ID, "setting-filter").send_keys("interval")
+        interval = phone.find_element(By.ID, "setting-interval")
+        until(phone, lambda d: interval.is_displayed(), "the interval's setting shows")
+        socket_help = phone.find_element(By.CSS_SELECTOR, '.setting[data-name="socket"] .help').get_attribute("textContent")
+        assert phone.find_element(By.ID, "setting-socket").get_attribute("disabled") and "needs a restart of kioskd" in socket_help, \
+            f"a setting of the config file is shown, not edited: {socket_help}"
+        interval.clear()
+        interval.send_keys("45")
+        phone.find_element(By.CSS_SELECTOR, '.setting[data-name="interval"] button[type=submit]').click()
+        until(phone, lambda d: status(d)["interval"] == 45, "kioskd slides every 45 s")
+        until(phone, lambda d: "applied: interval" in d.find_element(By.CSS_SELECTOR, '.setting[data-name="interval"] .said').text, "the page says it applied")
+        until(phone, lambda d: d.find_element(By.ID, "slides").text == "paused" or "45" in d.find_element(By.ID, "slides").text, "the state shows it")
+        ok("a setting changed and applied")
 
         refused = api(phone, "POST", "/api/command", {"line": "next"}, csrf=False)
         assert refused["status"] == 403 and "CSRF token" in refused["body"], f"a change without the CSRF token: {refused}"
@@ -181,6 +230,13 @@ def main():
         until(desktop, lambda d: screen_digest(d) is not None, "the live screen shows")
         time.sleep(1)
         desktop.save_screenshot(os.path.join(SHOTS, "web-page-desktop.png"))
+        desktop.find_element(By.CSS_SELECTOR, "#settings summary").click()
+        desktop.find_element(By.ID, "setting-filter").send_keys("interval")
+        desktop.execute_script("document.getElementById('pictures').scrollIntoView()")
+        until(desktop, lambda d: d.execute_script("return [...document.querySelectorAll('#picture-list img')].every(i => i.complete && i.naturalWidth)"),
+              "every thumbnail shows")
+        time.sleep(1)
+        desktop.save_screenshot(os.path.join(SHOTS, "web-pictures-desktop.png"))
         columns = desktop.execute_script("return getComputedStyle(document.querySelector('main')).gridTemplateColumns.split(' ').length")
         assert columns == 2, f"two columns on a desktop: {columns}"
         ok("a desktop window (1280x900)")

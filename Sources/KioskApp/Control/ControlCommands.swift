@@ -118,7 +118,12 @@ final class ControlCommands {
             let shown = controller.message(request)
             let remaining: JSONValue = shown?.expires.map { .double(($0 - controller.clock()).rounded()) } ?? .null
             return ControlReply.success(["message": shown.map { .string($0.text) } ?? .null, "expires_in_s": remaining])
-        case .watch, .screenshot:
+        case .pictures(let from, let count):
+            return ControlReply.success(PictureListing.page(of: playlist, libraries: controller.libraries, from: from, count: count))
+        case .settings:
+            guard let reloading else { return ControlReply.failure("settings: this show has no settings to list") }
+            return ControlReply.success(SettingsListing.reply(reloading.settings, setKeys: reloading.overriddenKeys))
+        case .watch, .screenshot, .thumbnail:
             // The session answers these itself; never asked.
             return ControlReply.failure("\(request) is not answered here")
         }

@@ -6,7 +6,8 @@ import Synchronization
 import SystemCalls
 
 /// Composes and encodes frames on its own thread: the control socket's
-/// screenshots as PNG, the MQTT picture as a small JPEG. Composing a 1080p
+/// screenshots as PNG, the MQTT picture as a small JPEG; and decodes a
+/// playlist item again, small, for `thumbnail` (the web page's list). Composing a 1080p
 /// frame into fresh memory takes about 8 ms and a PNG tens of milliseconds,
 /// which the run loop must not spend mid-slide (the MQTT picture composed on
 /// the loop cost `dropped_frames_under_mqtt_load` its zero). The loop hands
@@ -33,9 +34,13 @@ final class FrameEncoder: Sendable {
     }
 
     private struct Job: Sendable {
+        enum Work: Sendable {
+            case frame(FrameRecipe, Format)
+            /// A file decoded to fit ``PictureListing/thumbnailSize``, as a JPEG.
+            case thumbnail(path: String, loader: PictureLoader)
+        }
         let client: UInt64
-        let recipe: FrameRecipe
-        let format: Format
+        let work: Work
     }
 
     /// Jobs are keyed by a serial: every screenshot asked for is encoded, in order.
@@ -50,11 +55,20 @@ final class FrameEncoder: Sendable {
     }
 
     func encode(_ recipe: FrameRecipe, as format: Format = .png, for client: UInt64) {
+        submit(Job(client: client, work: .frame(recipe, format)))
+    }
+
+    /// `path` decoded by `loader` to fit ``PictureListing/thumbnailSize``, as a JPEG.
+    func thumbnail(of path: String, loader: PictureLoader, for client: UInt64) {
+        submit(Job(client: client, work: .thumbnail(path: path, loader: loader)))
+    }
+
+    private func submit(_ job: Job) {
         let key = serial.withLock { serial in
             serial += 1
             return serial
         }
-        thread.submit(Job(client: client, recipe: recipe, format: format), key: key)
+        thread.submit(job, key: key)
     }
 
     func takeFinished() -> [Finished] { thread.takeFinished() }
@@ -63,8 +77,20 @@ final class FrameEncoder: Sendable {
     func stop() { thread.stop() }
 
     private static func encoded(_ job: Job) -> Finished {
-        let frame = job.recipe.composed()
-        switch job.format {
+        let (recipe, format): (FrameRecipe, Format)
+        switch job.work {
+        case .frame(let frameRecipe, let frameFormat):
+            (recipe, format) = (frameRecipe, frameFormat)
+        case .thumbnail(let path, let loader):
+            do throws(ImageFileError) {
+                let picture = try loader.load(path, fittedTo: PictureListing.thumbnailSize)
+                return Finished(client: job.client, size: picture.size, file: .success(try JPEGCodec.encode(picture, quality: PictureListing.thumbnailQuality)))
+            } catch {
+                return Finished(client: job.client, size: PixelSize(width: 0, height: 0), file: .failure(error))
+            }
+        }
+        let frame = recipe.composed()
+        switch format {
         case .png:
             return Finished(client: job.client, size: frame.size, file: Result { () throws(ImageFileError) in try PNGCodec.encode(frame) })
         case .jpeg(let maximumWidth, let quality):

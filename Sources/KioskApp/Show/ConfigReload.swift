@@ -81,6 +81,7 @@ final class ConfigReload: SettingsReloading {
     /// Where they are kept: nil without a state directory (then until kioskd restarts).
     let overridesFile: String?
     var keepsOverrides: Bool { overridesFile != nil }
+    var overriddenKeys: Set<String> { Set(overrides.keys) }
     /// Writes the overrides' file off the run loop; made at the first write.
     private var writer: WorkerThread<String, Write, Written>?
     /// The show's events: its `stopped` finishes the writes.
@@ -93,13 +94,10 @@ final class ConfigReload: SettingsReloading {
 
     /// Sets `key` to `value` (as its flag takes it) over the file and the
     /// flags, applies it as a reload does, and keeps it in the overrides'
-    /// file. Only settings a reload applies at once (`live`) or with a new
-    /// watch of the folder may be set: the display, the devices and MQTT
-    /// are the config file's (one of them wrong, kept over a restart, could
-    /// keep the show from starting, with nothing left to set it right).
+    /// file. Only the settings ``SettingDescriptor/takesSet`` names may be set.
     func set(_ key: String, to value: String) -> ReloadOutcome {
         guard let setting = KioskSettings.table[key] else { return .refused("there is no setting \(key)") }
-        guard setting.reload == .live || setting.reload == .newFolder else {
+        guard setting.takesSet else {
             return .refused("\(key) cannot be set while the show runs (a reload \(setting.reload == .restart ? "waits for a restart" : setting.reload.rawValue) for it): write it in the config file")
         }
         var trial = settings

@@ -1,3 +1,4 @@
+import ImageCodecs
 import KioskCore
 import KioskRendering
 import SystemCalls
@@ -176,6 +177,13 @@ final class ShowController {
     /// centre; nil while nothing is shown.
     func frameOnScreen() -> (recipe: FrameRecipe, centredItem: Int?)? {
         show.frameRecipe().map { ($0, show.centredItem) }
+    }
+
+    /// The file of playlist item `item` and the loader the show decodes
+    /// with, to decode it again off the loop (`thumbnail`); nil past the playlist's end.
+    func pictureToDecode(_ item: Int) -> (path: String, loader: PictureLoader)? {
+        let playlist = snapshot.playlist
+        return item < playlist.count ? (playlist[item], show.recipe.loader) : nil
     }
 }
 

@@ -252,19 +252,29 @@ final class ControlClients {
     /// True when the attempt failed and the client wants another.
     private func startScreenshot(for client: Client) -> Bool {
         let now = controller.clock()
-        let busy = clients.values.filter { $0 !== client && $0.session.holdsScreenshot }.count
+        let busy = clients.values.filter { $0 !== client && $0.session.holdsPicture }.count
         let failure: String?
         if busy >= Self.maximumScreenshots {
             failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
+        } else if case .thumbnail(let item) = client.session.pictureAsked {
+            let playlist = controller.snapshot.playlist
+            if let picture = controller.pictureToDecode(item) {
+                client.screenshotIndex = item
+                encoder.thumbnail(of: picture.path, loader: picture.loader, for: client.id)
+                failure = nil
+            } else {
+                failure = playlist.isEmpty
+                    ? "thumbnail: the playlist is empty" : "thumbnail: there is no picture \(item): the playlist has \(playlist.count), numbered 0 to \(playlist.count - 1)"
+            }
         } else if let shown = controller.frameOnScreen() {
             client.screenshotIndex = shown.centredItem
-            encoder.encode(shown.recipe, as: client.session.screenshotFormat == .jpeg ? .picture : .png, for: client.id)
+            encoder.encode(shown.recipe, as: client.session.pictureAsked == .screenshot(.jpeg) ? .picture : .png, for: client.id)
             failure = nil
         } else {
             failure = "screenshot: no frame has reached the screen yet; try again in a moment"
         }
         guard let failure else { return false }
-        return answer(client) { $0.failScreenshot(failure, at: now, respond: $1) }
+        return answer(client) { $0.failPicture(failure, at: now, respond: $1) }
     }
 
     private func screenshotsFinished() {
@@ -275,12 +285,12 @@ final class ControlClients {
             switch finished.file {
             case .success(let png):
                 let reply = ControlReply.success([
-                    (client.session.screenshotFormat == .jpeg ? "jpeg_bytes" : "png_bytes"): .int(png.count),
+                    (client.session.pictureAsked == .screenshot(.png) ? "png_bytes" : "jpeg_bytes"): .int(png.count),
                     "width": .int(finished.size.width), "height": .int(finished.size.height),
                 ] as JSONObject + commands.picture(client.screenshotIndex))
-                again = answer(client) { $0.deliverScreenshot(reply, png: png, at: now, respond: $1) }
+                again = answer(client) { $0.deliverPicture(reply, bytes: png, at: now, respond: $1) }
             case .failure(let error):
-                again = answer(client) { $0.failScreenshot("screenshot: \(error)", at: now, respond: $1) }
+                again = answer(client) { $0.failPicture("\(client.session.pictureAsked.name): \(error)", at: now, respond: $1) }
             }
             if again { takeScreenshot(for: client) }
             settle(client)

@@ -24,4 +24,6 @@ protocol SettingsReloading: AnyObject {
     var keepsOverrides: Bool { get }
     /// The settings in force.
     var settings: KioskSettings { get }
+    /// The settings `set` changed (those in the overrides' file).
+    var overriddenKeys: Set<String> { get }
 }

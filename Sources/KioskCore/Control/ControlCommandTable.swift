@@ -123,6 +123,33 @@ extension ControlRequest {
             }
         },
         ControlCommand(
+            "pictures", usage: ["pictures", "pictures <from> [count]"],
+            arguments: [
+                .init("from", "The first playlist item to list (0 is the first, and when not given)."),
+                .init("count", "How many items, 1 to \(PictureListing.maximumCount); \(PictureListing.defaultCount) when not given."),
+            ],
+            summary: "List the pictures in the show, a page at a time, with the library each comes from.",
+            help: "the playlist from item `from` (0 when not given): at most `count` items (1 to \(PictureListing.maximumCount), \(PictureListing.defaultCount) when not given), fewer when their names pass \(PictureListing.maximumBytes / 1024) KiB; the next page starts at `from` plus the items given. A `from` past the end lists none",
+            reply: "`count` (the playlist's length), `from`, `pictures`: one object per item, in playlist order: `index`, `file` (its name, as `status` and `goto` give it), `name` (its path within its library: `2024/beach.jpg` in the picture folder; a server's picture's file in its cache), `library` (its library's place in `status`'s `libraries`, or null), `kind` (`folder`, `webdav` or `immich`, or null), `movie` (a Live Photo's movie, played with it and never listed itself, named as `name` is; or null)",
+            parse: pictures),
+        ControlCommand(
+            "thumbnail", usage: ["thumbnail <index>"], arguments: [.init("index", "The playlist item (0 is the first).")],
+            summary: "A playlist item's picture, small, as a JPEG (the web page's list of pictures).",
+            help: "the picture of playlist item `index`, decoded again on the screenshots' thread (never on the show's loop) to fit \(PictureListing.thumbnailSize.width)x\(PictureListing.thumbnailSize.height), upright, as a JPEG of quality \(PictureListing.thumbnailQuality): the reply line, then exactly `jpeg_bytes` bytes. A clip gives its first frame",
+            reply: "`jpeg_bytes`, `width`, `height`, `index`, `file`",
+            reach: .socketOnly(overMQTT: { _ in "no thumbnail is published: ask the control socket" })
+        ) { (arguments) throws(ControlRequestError) in
+            guard arguments.count <= 9, !arguments.isEmpty, arguments.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(arguments) else {
+                throw ControlRequestError("thumbnail takes a playlist item's index (0 is the first), got \"\(quoted(arguments))\"")
+            }
+            return .thumbnail(index)
+        },
+        ControlCommand(
+            "settings", summary: "Every setting's value in force, and which ones set changed.",
+            help: "every setting (those of docs/configuration-reference.md, in its order) with its value in force, written as its flag takes it, and whether `set` changed it over the config file; the web page's settings",
+            reply: "`settings`: one object per setting: `name` (as the config file names it: `interval`, `mqtt.broker`), `value` (its value in force as `set` takes it, or null when it has none: `images` not given), `set` (true when `set` changed it: it is in `overrides.toml`), `settable` (whether `set` takes it: those a reload applies at once or with a new look at the folder), `reload` (its reload policy, as docs/configuration-reference.md words it)",
+            request: .settings),
+        ControlCommand(
             "watch", summary: "Print each picture the show comes to rest on, and pauses, resumes and playlist changes, until interrupted.",
             help: "from now on, also one event line each time the strip comes to rest on a picture, and on pause, resume, playlist, message and display changes, until the client hangs up; commands still work on the same connection",
             reply: watchReply, reach: .socketOnly(overMQTT: { "the events are published on \($0.event)" }), request: .watch),
@@ -207,6 +234,9 @@ extension ControlRequest {
         case .status: "status"
         case .screenshot: "screenshot"
         case .watch: "watch"
+        case .pictures: "pictures"
+        case .thumbnail: "thumbnail"
+        case .settings: "settings"
         case .reload: "reload"
         case .display: "display"
         case .set: "set"
@@ -227,7 +257,9 @@ extension ControlRequest {
         case .goto(.index(let index)): "goto \(index)"
         case .goto(.file(let name)): "goto \(name)"
         case .screenshot(let format): format == .png ? name : "\(name) \(format.rawValue)"
-        case .pause, .resume, .status, .watch, .reload: name
+        case .pause, .resume, .status, .watch, .reload, .settings: name
+        case .pictures(let from, let count): "pictures \(from) \(count)"
+        case .thumbnail(let index): "thumbnail \(index)"
         case .display(let power, let brightness): "display \(power.rawValue)" + (brightness.map { " \($0)" } ?? "")
         case .set(let setting, let value): "set \(setting) \(value)"
         case .unset(let setting): "unset \(setting)"
@@ -254,6 +286,18 @@ extension ControlRequest {
             throw ControlRequestError("display on takes a brightness 0 to 100 after it, got \"\(quoted(arguments))\"")
         }
         return .display(.on, brightness: level)
+    }
+
+    private static func pictures(_ arguments: String) throws(ControlRequestError) -> ControlRequest {
+        let words = arguments.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        func number(_ word: Substring) -> Int? { word.count <= 9 && word.allSatisfy { $0.isASCII && $0.isNumber } ? Int(word) : nil }
+        guard words.count <= 2, let from = words.first.map(number) ?? 0,
+              let count = words.count == 2 ? number(words[1]) : PictureListing.defaultCount, (1...PictureListing.maximumCount).contains(count)
+        else {
+            throw ControlRequestError(
+                "pictures takes the first item to list (0 is the first) and how many, 1 to \(PictureListing.maximumCount) (\"pictures 100 50\"), got \"\(quoted(arguments))\"")
+        }
+        return .pictures(from: from, count: count)
     }
 
     private static func setting(_ arguments: String) throws(ControlRequestError) -> ControlRequest {

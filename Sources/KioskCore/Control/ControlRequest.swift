@@ -17,6 +17,14 @@ public enum ControlRequest: Equatable, Sendable {
     case screenshot(ScreenshotFormat = .png)
     /// Events from now on, one JSON line each, until the client hangs up.
     case watch
+    /// The playlist, a page at a time: at most `count` items from item
+    /// `from`, each with the library it comes from (``PictureListing``).
+    case pictures(from: Int, count: Int)
+    /// A playlist item's picture, small (``PictureListing/thumbnailSize``),
+    /// as a JPEG sent after the reply line: the web page's list.
+    case thumbnail(Int)
+    /// The settings in force, each with whether `set` set it and whether `set` takes it.
+    case settings
     /// Read the config file again and apply it (as SIGHUP does).
     case reload
     /// Switch the display off or on, or back to the schedule (`display
@@ -38,6 +46,14 @@ public enum ControlRequest: Equatable, Sendable {
     /// `resume`: a test command, answered only by a daemon started with
     /// `--test-commands` (not in ``commands``).
     case hold(Double)
+
+    /// Answered with a picture's bytes after the reply line, made off the show's loop.
+    public var isPicture: Bool {
+        switch self {
+        case .screenshot, .thumbnail: true
+        default: false
+        }
+    }
 
     /// The most bytes a message's text may have.
     public static let maximumMessageBytes = 1000

@@ -11,12 +11,12 @@
 ///   refusal is sent: nothing more is read from it.
 /// - `watch` makes the connection also receive event lines; it may still
 ///   send commands.
-/// - `screenshot` is answered when the frame is encoded (off the run loop);
-///   the lines after it wait, so replies keep their order. While a
-///   screenshot is unsent no further `screenshot` starts, so one client
-///   holds at most one PNG.
+/// - `screenshot` and `thumbnail` are answered when their picture is
+///   encoded (off the run loop); the lines after them wait, so replies
+///   keep their order. While a picture is unsent no further one starts,
+///   so one client holds at most one.
 /// - Dropped: a client that sends nothing for ``idleTimeout`` seconds (unless
-///   it watches, or waits for its screenshot), and one whose unsent replies
+///   it watches, or waits for its picture), and one whose unsent replies
 ///   and events pass ``unsentLimit`` bytes (the PNG it asked for not
 ///   counted), or that has not taken any of them for ``idleTimeout``.
 /// - After the client ends its input (`echo status | socat ...`), the
@@ -41,18 +41,18 @@ public struct ControlSession: Sendable {
     }
 
     private var reader = ControlLineReader()
-    /// Lines read but not yet answered (they wait behind a screenshot).
+    /// Lines read but not yet answered (they wait behind a picture).
     private var pending: [Pending] = []
     private var outbox = ByteQueue()
-    /// Where the unsent PNG lies in the stream of bytes queued so far.
+    /// Where the unsent picture lies in the stream of bytes queued so far.
     private var payload: Range<Int> = 0..<0
     private var lastActivity: Double
 
     public private(set) var isWatching = false
-    /// A screenshot was asked for and is being made: see ``deliverScreenshot(_:png:at:respond:)``.
-    public private(set) var awaitingScreenshot = false
-    /// The format of the screenshot awaited (or last awaited).
-    public private(set) var screenshotFormat = ScreenshotFormat.png
+    /// A picture (a screenshot, a thumbnail) was asked for and is being made: see ``deliverPicture(_:bytes:at:respond:)``.
+    public private(set) var awaitingPicture = false
+    /// The picture awaited (or last awaited): `screenshot` or `thumbnail`.
+    public private(set) var pictureAsked = ControlRequest.screenshot(.png)
     /// The client sent its last byte (or a line too long to read on).
     public private(set) var inputEnded = false
     /// Set when the daemon drops the client: close it now, unsent bytes and all.
@@ -63,12 +63,12 @@ public struct ControlSession: Sendable {
     // MARK: Input
 
     /// Whether the socket should be read: nothing waits to be answered and the client is not done.
-    public var wantsInput: Bool { dropped == nil && !inputEnded && pending.isEmpty && !awaitingScreenshot }
+    public var wantsInput: Bool { dropped == nil && !inputEnded && pending.isEmpty && !awaitingPicture }
 
     /// Takes bytes the client sent and answers what it can: each request
-    /// goes to `respond` (all but `watch` and `screenshot`, which the
+    /// goes to `respond` (all but `watch`, `screenshot` and `thumbnail`, which the
     /// session handles), which returns its reply line (``JSONObject/line``).
-    /// Returns true when a screenshot must be made.
+    /// Returns true when a picture (``pictureAsked``) must be made.
     public mutating func receive(
         _ bytes: some Sequence<UInt8>, at now: Double, respond: (ControlRequest) -> [UInt8]
     ) -> Bool {
@@ -92,16 +92,16 @@ public struct ControlSession: Sendable {
     /// The client ended its input (a read returned 0).
     public mutating func endOfInput() { inputEnded = true }
 
-    /// Answers the requests waiting, in order, up to a screenshot that cannot start yet.
-    /// Returns true when a screenshot must be made.
+    /// Answers the requests waiting, in order, up to a picture that cannot start yet.
+    /// Returns true when a picture (``pictureAsked``) must be made.
     public mutating func proceed(at now: Double, respond: (ControlRequest) -> [UInt8]) -> Bool {
-        while dropped == nil, !awaitingScreenshot, let next = pending.first {
-            if case .request(.screenshot(let format)) = next {
-                // One PNG per client at a time: the next waits until the last is sent.
+        while dropped == nil, !awaitingPicture, let next = pending.first {
+            if case .request(let request) = next, request.isPicture {
+                // One picture per client at a time: the next waits until the last is sent.
                 guard unsentPayload == 0 else { return false }
                 pending.removeFirst()
-                awaitingScreenshot = true
-                screenshotFormat = format
+                awaitingPicture = true
+                pictureAsked = request
                 return true
             }
             // Taken off before it is answered: the answer may drop the
@@ -120,27 +120,27 @@ public struct ControlSession: Sendable {
         return false
     }
 
-    /// The screenshot is made: its reply line, then exactly the PNG's bytes.
+    /// The picture is made: its reply line, then exactly its bytes.
     /// Then the lines that waited behind it are answered; true when one of
-    /// them asks for another screenshot.
-    public mutating func deliverScreenshot(
-        _ reply: JSONObject, png: [UInt8], at now: Double, respond: (ControlRequest) -> [UInt8]
+    /// them asks for another picture.
+    public mutating func deliverPicture(
+        _ reply: JSONObject, bytes picture: [UInt8], at now: Double, respond: (ControlRequest) -> [UInt8]
     ) -> Bool {
-        guard awaitingScreenshot else { return false }
-        awaitingScreenshot = false
+        guard awaitingPicture else { return false }
+        awaitingPicture = false
         // The daemon's turn is over: the client's time starts again.
         lastActivity = now
         queue(reply.line, at: now)
         let start = outbox.queuedTotal
-        outbox.append(png)
+        outbox.append(picture)
         payload = start..<outbox.queuedTotal
         return proceed(at: now, respond: respond)
     }
 
-    /// The screenshot could not be made: the failure is the reply.
-    public mutating func failScreenshot(_ message: String, at now: Double, respond: (ControlRequest) -> [UInt8]) -> Bool {
-        guard awaitingScreenshot else { return false }
-        awaitingScreenshot = false
+    /// The picture could not be made: the failure is the reply.
+    public mutating func failPicture(_ message: String, at now: Double, respond: (ControlRequest) -> [UInt8]) -> Bool {
+        guard awaitingPicture else { return false }
+        awaitingPicture = false
         lastActivity = now
         queue(ControlReply.failure(message).line, at: now)
         return proceed(at: now, respond: respond)
@@ -164,10 +164,10 @@ public struct ControlSession: Sendable {
         lastActivity = now
     }
 
-    /// A screenshot is being made for this client, or its PNG is not all sent.
-    public var holdsScreenshot: Bool { awaitingScreenshot || unsentPayload > 0 }
+    /// A picture is being made for this client, or it is not all sent.
+    public var holdsPicture: Bool { awaitingPicture || unsentPayload > 0 }
 
-    /// Unsent bytes of the PNG last asked for.
+    /// Unsent bytes of the picture last asked for.
     private var unsentPayload: Int {
         max(0, payload.upperBound - max(outbox.sentTotal, payload.lowerBound))
     }
@@ -186,7 +186,7 @@ public struct ControlSession: Sendable {
 
     /// When the client is dropped if nothing happens first; nil while only the daemon can act.
     public var deadline: Double? {
-        guard dropped == nil, !awaitingScreenshot else { return nil }
+        guard dropped == nil, !awaitingPicture else { return nil }
         if outbox.bytes.isEmpty && (isWatching || inputEnded) { return nil }
         return lastActivity + Self.idleTimeout
     }
@@ -202,7 +202,7 @@ public struct ControlSession: Sendable {
     /// and every reply is sent (a watching client stays until it hangs up).
     public var isFinished: Bool {
         if dropped != nil { return true }
-        return inputEnded && pending.isEmpty && !awaitingScreenshot && outbox.bytes.isEmpty && !isWatching
+        return inputEnded && pending.isEmpty && !awaitingPicture && outbox.bytes.isEmpty && !isWatching
     }
 
     private mutating func drop(_ reason: Drop) {

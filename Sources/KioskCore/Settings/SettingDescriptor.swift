@@ -121,10 +121,20 @@ public struct SettingDescriptor: Sendable {
     public var shownDefault: String {
         switch defaultValue {
         case nil: return unwritten ?? "none"
-        case .float(let number)? where number == number.rounded() && abs(number) < 1e15: return "\(Int(number))"
         case .list(let values)? where values.isEmpty: return "none"
         case .table(let entries)? where entries.isEmpty: return "none"
-        case let value?: return value.toml.hasPrefix("\"") ? value.written : value.toml
+        case let value?: return Self.shown(value)
+        }
+    }
+
+    /// Its value in `settings` as `set` and its flag take it (`8`, not
+    /// `8.0`; text without quotes), or nil when it has none.
+    public func shownValue(in settings: KioskSettings) -> String? { write(settings).map(Self.shown) }
+
+    private static func shown(_ value: SettingValue) -> String {
+        switch value {
+        case .float(let number) where number == number.rounded() && abs(number) < 1e15: "\(Int(number))"
+        default: value.toml.hasPrefix("\"") ? value.written : value.toml
         }
     }
 
@@ -141,4 +151,11 @@ public struct SettingDescriptor: Sendable {
 
     /// Gives `settings` this setting's value from `other` (a reload keeping what waits for a restart).
     public func keep(in settings: inout KioskSettings, from other: KioskSettings) { copy(&settings, other) }
+
+    /// Whether `set` takes it: a setting a reload applies at once or with
+    /// a new look at the folder. The display, the devices, the socket and
+    /// MQTT stay the config file's (one of them wrong, kept over a restart,
+    /// could keep the show from starting with nothing left to set it right),
+    /// and so does `state_dir`, where the overrides are kept.
+    public var takesSet: Bool { (reload == .live || reload == .newFolder) && SettingOverrides.refusal(for: key) == nil }
 }

@@ -74,3 +74,32 @@ extension String {
         return text
     }
 }
+
+/// A picture's path within the picture folder, as `pictures` gives it
+/// (`2024/beach.jpg`), checked before the web page deletes it: relative,
+/// each part a plain name (no `..`, no `.`, no hidden file or folder, no
+/// control character), at most 4,096 bytes. Nothing that passes can name
+/// a file outside the folder by its spelling; the remover also refuses to
+/// follow a symbolic link on the way (``PictureRemover``).
+public enum FolderPicturePath {
+    /// The path's parts, or why it is refused.
+    public static func parts(of path: String) -> Result<[String], FolderPicturePathError> {
+        guard !path.isEmpty, path.utf8.count <= 4096 else { return .failure(.init("a picture's name is 1 to 4,096 bytes")) }
+        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return .failure(.init("a picture's name has no control characters"))
+        }
+        guard !path.hasPrefix("/") else { return .failure(.init("a picture is named within the picture folder, not from /")) }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for part in parts {
+            guard !part.isEmpty else { return .failure(.init("\"\(path)\" has an empty part (//, or a / at the end)")) }
+            guard !part.hasPrefix(".") else { return .failure(.init("\"\(path)\" goes outside the picture folder or into a hidden file")) }
+            guard part.utf8.count <= 255 else { return .failure(.init("a part of \"\(path)\" is longer than a file name can be")) }
+        }
+        return .success(parts)
+    }
+}
+
+public struct FolderPicturePathError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
