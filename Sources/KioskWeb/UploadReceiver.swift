@@ -70,7 +70,8 @@ final class UploadReceiver: HTTPFormReceiver {
         guard let cleaned = UploadName.cleaned(fileName) else { return refuse(400, "\"\(fileName)\" has no name left once cleaned: rename it") }
         cleanedName = cleaned
         temporary = folder + "/" + Self.temporaryPrefix + RandomToken.make(bytes: 9) + Self.temporarySuffix
-        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        // Group-writable as the folder is (2775, group kioskd); the unit's UMask=0002 keeps it so.
+        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o664)
         guard fd >= 0 else { return refuse(500, "cannot write into the picture folder: \(SystemCallError.last("open", path: temporary))") }
         head = []
         written = 0

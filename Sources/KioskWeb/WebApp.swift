@@ -289,7 +289,7 @@ public final class WebApp {
         guard let item = page["pictures"]?.array?.first?.object, item["name"]?.string == name else {
             return Self.json(409, [("ok", .bool(false)), ("error", .string("the show changed: picture \(index) is no longer \(name); reload the list"))])
         }
-        guard item["kind"]?.string == "folder", item["library"]?.int == ownLibraryIndex() else {
+        guard item["kind"]?.string == "folder", let own = ownLibraryIndex(), item["library"]?.int == own else {
             return Self.json(403, [("ok", .bool(false)), ("error", .string("\(name) comes from \(item["kind"]?.string ?? "no library") (kioskd's cache of it): the page deletes only the picture folder's pictures"))])
         }
         if case .failure(let failure) = PictureRemover.remove(name, from: folder) {

@@ -121,16 +121,6 @@ struct DaemonMemory: ParsableCommand {
             + "the pictures, \(held) captions and two clock layers)")
     }
 
-    /// The `kB` fields of /proc/PID/status.
-    private func procStatus(_ pid: pid_t) -> [String: Int] {
-        var fields: [String: Int] = [:]
-        for line in procFile("/proc/\(pid)/status").split(separator: "\n") {
-            let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
-            if parts.count == 3, parts[2] == "kB", let value = Int(parts[1]) { fields[String(parts[0])] = value }
-        }
-        return fields
-    }
-
     private func readLink(_ path: String) throws -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink(path, &buffer, buffer.count - 1)

@@ -622,6 +622,16 @@ func generatePhotos(count: Int, in folder: String) throws -> String {
 
 /// A file of /proc as text (its first 64 KiB; "" when it cannot be read):
 /// one read, since /proc's files say they are empty to `fstat`.
+/// The `kB` fields of /proc/PID/status (`VmRSS`, `VmHWM`).
+func procStatus(_ pid: pid_t) -> [String: Int] {
+    var fields: [String: Int] = [:]
+    for line in procFile("/proc/\(pid)/status").split(separator: "\n") {
+        let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
+        if parts.count == 3, parts[2] == "kB", let value = Int(parts[1]) { fields[String(parts[0])] = value }
+    }
+    return fields
+}
+
 func procFile(_ path: String) -> String {
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { return "" }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlClient
 import Foundation
 import KioskCore
+import WebServerSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -71,7 +72,7 @@ struct WebFigures: ParsableCommand {
         kioskd.standardError = FileHandle.nullDevice
         try kioskd.run()
         defer { kioskd.terminate(); kioskd.waitUntilExit() }
-        let control = try waitForSocket(socket)
+        _ = try waitForSocket(socket)
 
         let page = URL(fileURLWithPath: page).standardizedFileURL.path
         let web = Process()
@@ -100,8 +101,8 @@ struct WebFigures: ParsableCommand {
         let idle = procStatus(web.processIdentifier)
         print("web_idle_rss_mb \(format(Double(idle["VmRSS"] ?? 0) / 1024)) MB (kioskd-web serving, nobody logged in; target <= 15)")
 
-        let login = try ask(port: port, "POST", "/login", headers: ["Content-Type: application/x-www-form-urlencoded"],
-                            body: Array("password=\(password.replacingOccurrences(of: " ", with: "+"))".utf8))
+        let login = try RawHTTPAnswer.ask(port: port, method: "POST", path: "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                          body: Array("password=\(password.replacingOccurrences(of: " ", with: "+"))".utf8))
         guard login.status == 303, let cookie = login.header("Set-Cookie")?.split(separator: ";").first else {
             throw ValidationError("the login failed: \(login.status)")
         }
@@ -109,7 +110,7 @@ struct WebFigures: ParsableCommand {
         let afterLogin = procStatus(web.processIdentifier)
         print("web_login_peak_rss_mb \(format(Double(afterLogin["VmHWM"] ?? 0) / 1024)) MB (kioskd-web's peak after a login: Argon2id \(limits), "
             + "m in KiB; \(format(Double(afterLogin["VmRSS"] ?? 0) / 1024)) MB resident after it)")
-        let session = try ask(port: port, "GET", "/api/session", headers: ["Cookie: \(cookie)"])
+        let session = try RawHTTPAnswer.ask(port: port, method: "GET", path: "/api/session", headers: [("Cookie", String(cookie))])
         guard let csrf = (try JSONSerialization.jsonObject(with: Data(session.body)) as? [String: Any])?["csrf"] as? String else {
             throw ValidationError("no CSRF token: \(session.status)")
         }
@@ -126,8 +127,8 @@ struct WebFigures: ParsableCommand {
             let body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload-\(n).jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
                 + photo + Array("\r\n--\(boundary)--\r\n".utf8)
             let before = events.count
-            let answer = try ask(port: port, "POST", "/api/upload", headers: [
-                "Cookie: \(cookie)", "X-CSRF-Token: \(csrf)", "Content-Type: multipart/form-data; boundary=\(boundary)",
+            let answer = try RawHTTPAnswer.ask(port: port, method: "POST", path: "/api/upload", headers: [
+                ("Cookie", String(cookie)), ("X-CSRF-Token", csrf), ("Content-Type", "multipart/form-data; boundary=\(boundary)"),
             ], body: body)
             guard answer.status == 200 else { throw ValidationError("upload \(n): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))") }
             guard let arrived = events.first(after: before, containing: #""event":"playlist""#, within: 30) else {
@@ -143,10 +144,9 @@ struct WebFigures: ParsableCommand {
         usleep(3_000_000)
         let settled = procStatus(web.processIdentifier)
         print("web_idle_rss_after_use_mb \(format(Double(settled["VmRSS"] ?? 0) / 1024)) MB (kioskd-web 3 s after a login and \(uploads) uploads)")
-        _ = control
     }
 
-    /// Connected to kioskd's socket once it listens (at most 30 s).
+    /// A connection to kioskd's socket once it listens (at most 30 s).
     private func waitForSocket(_ path: String) throws -> ControlConnection {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -170,69 +170,6 @@ struct WebFigures: ParsableCommand {
         process.waitUntilExit()
         return String(decoding: out, as: UTF8.self)
     }
-
-    private func procStatus(_ pid: pid_t) -> [String: Int] {
-        var fields: [String: Int] = [:]
-        for line in procFile("/proc/\(pid)/status").split(separator: "\n") {
-            let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " || $0 == "\t" })
-            if parts.count == 3, parts[2] == "kB", let value = Int(parts[1]) { fields[String(parts[0])] = value }
-        }
-        return fields
-    }
-
-    /// One answer, with when the request's last byte left and when the answer came.
-    struct Answer {
-        let status: Int
-        let headers: [String]
-        let body: [UInt8]
-        let sentAt: Double
-        let answeredAt: Double
-        func header(_ name: String) -> String? {
-            headers.first { $0.lowercased().hasPrefix(name.lowercased() + ":") }.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
-        }
-    }
-
-    /// One request over a new loopback connection, as a browser sends it.
-    private func ask(port: Int, _ method: String, _ path: String, headers: [String] = [], body: [UInt8] = []) throws -> Answer {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { throw ValidationError("cannot connect to kioskd-web on port \(port)") }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
-        for header in headers { head += header + "\r\n" }
-        let request = Array((head + "\r\n").utf8) + body
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw ValidationError("kioskd-web closed the connection after \(sent) bytes") }
-            sent += count
-        }
-        let sentAt = now()
-        var answer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        var answeredAt: Double?
-        while true {
-            let count = recv(fd, &chunk, chunk.count, 0)
-            guard count > 0 else { break }
-            if answeredAt == nil { answeredAt = now() }
-            answer += chunk[..<count]
-        }
-        guard let end = answer.indices.first(where: { answer[$0...].starts(with: [13, 10, 13, 10]) }) else { throw ValidationError("no HTTP answer") }
-        let lines = String(decoding: answer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-        let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
-        return Answer(status: status, headers: Array(lines.dropFirst()), body: Array(answer[(end + 4)...]), sentAt: sentAt, answeredAt: answeredAt ?? sentAt)
-    }
-}
-
-/// Monotonic seconds.
-private func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// Lines from kioskd's `watch`, each with when it arrived.
@@ -247,7 +184,7 @@ private final class EventTimes: @unchecked Sendable {
     /// Reads the events until the connection ends.
     func follow() {
         while let line = try? watch.readLine() {
-            let at = now()
+            let at = monotonicSeconds()
             lock.withLock { lines.append((String(decoding: line, as: UTF8.self), at)) }
         }
     }
@@ -256,8 +193,8 @@ private final class EventTimes: @unchecked Sendable {
 
     /// When the first line after the first `after` holding `text` arrived, waiting at most `seconds`.
     func first(after: Int, containing text: String, within seconds: Double) -> Double? {
-        let deadline = now() + seconds
-        while now() < deadline {
+        let deadline = monotonicSeconds() + seconds
+        while monotonicSeconds() < deadline {
             if let found = lock.withLock({ lines.dropFirst(after).first { $0.text.contains(text) } }) { return found.at }
             usleep(1000)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodecs
 @testable import KioskApp
 import KioskCore
 import KioskRendering
@@ -130,6 +131,58 @@ struct VMServiceTests {
         let snapshot = try SnapshotJob(settings: settings, screen: shown.size, position: 0).run()
         #expect(snapshot.playlist.first.map { ($0 as NSString).lastPathComponent } == "00-phone.heic")
         expectSamePixels(shown, snapshot.frame)
+    }
+
+    /// The web page as an operator turns it on (the README's lines) under
+    /// the real systemd: its own unit, as the user kioskd-web in group
+    /// kioskd; a phone's photo uploaded into the kiosk's folder (kept as
+    /// kioskd-web's, group kioskd, for the folder's setgid), shown by the
+    /// service, its thumbnail made by kioskd, the live screen, a setting kept
+    /// in kioskd's overrides, deleted again; kioskd restarted under it, and
+    /// kioskd-web itself crashed and restarted by systemd.
+    @Test func theWebPageRunsAsItsOwnServiceAndDrivesTheKiosk() throws {
+        #expect(try text("web-after-install.txt") == "disabled inactive", "installed, not started")
+        #expect(try text("web-user.txt").split(separator: " ", omittingEmptySubsequences: true) == ["kioskd-web", "kioskd"])
+        #expect(try text("web-no-session.txt") == "401")
+        #expect(try text("web-login.txt") == "303 http://127.0.0.1:8080/")
+        let upload = try text("web-upload.json")
+        #expect(upload.contains(#""ok":true"#) && upload.contains(#""added":["IMG_4242.HEIC"]"#), "\(upload)")
+        #expect(try text("web-upload-file.txt") == "kioskd-web:kioskd 664")
+        #expect(try text("web-upload-status.json").contains(#""count":10"#), "the service's show takes the upload")
+        let listed = try JSONSerialization.jsonObject(with: Data(try text("web-pictures.json").utf8)) as? [String: Any]
+        let uploaded = (listed?["pictures"] as? [[String: Any]])?.first { $0["name"] as? String == "IMG_4242.HEIC" }
+        #expect(uploaded?["kind"] as? String == "folder" && uploaded?["deletable"] as? Bool == true, "\(String(describing: listed))")
+
+        #expect(try text("web-thumbnail.txt") == "200 image/jpeg")
+        let loader = PictureLoader(background: .black)
+        let heic = results("systemd/phone.heic")
+        let expected = try loader.load(heic, fittedTo: PictureListing.thumbnailSize)
+        let thumbnail = try loader.load(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: results("systemd/web-thumbnail.jpg")))),
+                                        path: "web-thumbnail.jpg", fittedTo: expected.size)
+        #expect(thumbnail.size == expected.size)
+        var difference = 0
+        for (a, b) in zip(thumbnail.pixels, expected.pixels) {
+            for shift in [0, 8, 16] as [UInt32] { difference += abs(Int(a >> shift & 0xFF) - Int(b >> shift & 0xFF)) }
+        }
+        #expect(Double(difference) / Double(3 * expected.pixels.count) < 4, "the service's thumbnail is the phone's photo, small")
+        #expect(try text("web-screen.txt") == "200 image/jpeg")
+        let screen = try JPEGCodec.header(of: [UInt8](try Data(contentsOf: URL(fileURLWithPath: results("systemd/web-screen.jpg")))),
+                                          path: "web-screen.jpg", options: DecodeOptions(background: .black))
+        #expect(screen.storedSize == PixelSize(width: 640, height: 400), "the 1280x800 screen, as MQTT's picture")
+
+        #expect(try text("web-set.json").contains(#""ok":true"#))
+        #expect(try text("web-overrides.txt") == #"interval = "500""#, "kept in kioskd's overrides, by kioskd")
+        #expect(try text("web-unset.json").contains(#""ok":true"#))
+        #expect(try text("web-delete.json") == #"{"ok":true,"deleted":["IMG_4242.HEIC"]}"#)
+        #expect(!(try text("web-after-delete.txt")).contains("IMG_4242.HEIC"))
+        #expect(try text("web-after-kioskd-restart.txt") == "9", "the page reaches the restarted kioskd")
+        #expect(try text("web-after-crash.txt") == "401", "restarted by systemd; sessions lived in its memory")
+        #expect(try text("web-restarts.txt") == "1")
+        let journal = try text("web-journal.txt")
+        for line in ["serving the page on http://127.0.0.1:8080", "logged in from 127.0.0.1", "deleted IMG_4242.HEIC from the picture folder"] {
+            #expect(journal.contains(line), "\(journal)")
+        }
+        #expect(!journal.contains("vm web password"))
     }
 
     /// Home Assistant's broker, a real mosquitto in the guest with a

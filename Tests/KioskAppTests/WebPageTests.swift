@@ -123,62 +123,7 @@ import Testing
     }
 
     /// One answer, read raw off the socket: a browser's view, nothing interpreted.
-    struct HTTPAnswer: CustomStringConvertible {
-        let status: Int
-        let headers: [(name: String, value: String)]
-        let body: [UInt8]
-
-        func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
-        var text: String { String(decoding: body, as: UTF8.self) }
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
-        var description: String { "\(status) \(headers.map { "\($0.name): \($0.value)" }.joined(separator: "; ")) \(text.prefix(300))" }
-
-        /// `from`: the loopback address asked from (the throttle counts per address).
-        static func ask(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], from: String? = nil) throws -> HTTPAnswer {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(socket) }
-            if let from {
-                var local = sockaddr_in()
-                local.sin_family = sa_family_t(AF_INET)
-                local.sin_addr.s_addr = inet_addr(from)
-                _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port)") }
-            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-            for (name, value) in headers { head += "\(name): \(value)\r\n" }
-            if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-            let request = Array((head + "\r\n").utf8) + body
-            var sent = 0
-            while sent < request.count {
-                let count = request[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                // The server may answer (413) and close before the body is all sent.
-                guard count > 0 else { break }
-                sent += count
-            }
-            var answer: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            while true {
-                var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                guard poll(&ready, 1, 60_000) > 0 else { throw TestFailure("no answer within a minute") }
-                let count = recv(socket, &chunk, chunk.count, 0)
-                guard count > 0 else { break }
-                answer += chunk[..<count]
-            }
-            guard let end = answer.indices.first(where: { answer[$0...].starts(with: [13, 10, 13, 10]) }) else { throw TestFailure("no HTTP answer: \(String(decoding: answer, as: UTF8.self))") }
-            let lines = String(decoding: answer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-            let status = Int(lines[0].split(separator: " ")[1]) ?? 0
-            let parsed = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
-                guard let colon = line.firstIndex(of: ":") else { return nil }
-                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            }
-            return HTTPAnswer(status: status, headers: parsed, body: Array(answer[(end + 4)...]))
-        }
-    }
+    typealias HTTPAnswer = RawHTTPAnswer
 
     struct TestFailure: Error, CustomStringConvertible {
         let description: String

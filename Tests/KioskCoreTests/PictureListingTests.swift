@@ -112,4 +112,20 @@ import Testing
             }
         }
     }
+
+    /// A bounded fuzz run of the names a form may send: whatever is taken
+    /// is plain parts, none empty, none leading out or hidden.
+    @Test func noNameTakenLeadsOutOfTheFolder() {
+        let pieces = ["a", "b.jpg", ".", "..", "/", "//", "\n", "\u{7F}", "é", " ", "\\", "%2e", "2024"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let name = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            guard case .success(let parts) = FolderPicturePath.parts(of: name) else { continue }
+            #expect(!parts.isEmpty && parts.joined(separator: "/") == name, "\(name.debugDescription)")
+            for part in parts {
+                #expect(!part.isEmpty && !part.hasPrefix(".") && !part.contains("/") && !part.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F },
+                        "\(name.debugDescription) gave \(part.debugDescription)")
+            }
+        }
+    }
 }
