@@ -72,6 +72,8 @@ function upload(file) {
 // makes, the picture folder's with a Delete button, a server's marked.
 let shownPictures = 0;
 async function loadPictures(more) {
+  if (more && $("more").disabled) return;
+  $("more").disabled = true;
   try {
     const from = more ? shownPictures : 0;
     const page = await api(`/api/pictures?from=${from}`);
@@ -81,6 +83,7 @@ async function loadPictures(more) {
     $("picture-count").textContent = `(${page.count})`;
     $("more").hidden = shownPictures >= page.count;
   } catch (error) { problem(error.message); }
+  $("more").disabled = false;
 }
 
 function pictureItem(picture) {
@@ -88,7 +91,9 @@ function pictureItem(picture) {
   const thumbnail = document.createElement("img");
   thumbnail.loading = "lazy";
   thumbnail.alt = picture.name;
-  thumbnail.src = `/api/thumbnail?index=${picture.index}&file=${encodeURIComponent(picture.file)}`;
+  // The version (when the file was written, its size) makes a picture uploaded again under a name another address.
+  thumbnail.src = `/api/thumbnail?index=${picture.index}&name=${encodeURIComponent(picture.name)}`
+    + (picture.version ? `&v=${encodeURIComponent(picture.version)}` : "");
   const name = document.createElement("span");
   name.className = "name";
   name.textContent = picture.name;

@@ -87,9 +87,37 @@ public protocol HTTPFormReceiver: AnyObject {
     func abandon()
 }
 
-/// How a handler takes a request: answered at once from its head, or its
-/// body read as a form first.
+/// How a handler takes a request: answered at once from its head, its
+/// body read as a form first, or answered later (``HTTPLater``) while the
+/// loop serves the other requests.
 public enum HTTPAnswer {
     case respond(HTTPResponse)
     case receiveForm(HTTPFormReceiver)
+    case later(HTTPLater)
+}
+
+/// An answer that comes later: the connection sleeps (libmicrohttpd's
+/// suspend) until ``answer(_:)``, so a slow answer (a thumbnail kioskd
+/// decodes on a thread) holds up no other request. Every `later` must be
+/// answered; the server answers those left when it stops.
+public final class HTTPLater {
+    var connection: OpaquePointer?
+    var suspended = false
+    private(set) var response: HTTPResponse?
+    weak var owner: HTTPServer?
+
+    public init() {}
+
+    /// Sends `response`, waking the connection (the first answer only).
+    public func answer(_ response: HTTPResponse) {
+        guard self.response == nil else { return }
+        self.response = response
+        wake()
+    }
+
+    func wake() {
+        guard suspended, let connection else { return }
+        suspended = false
+        MHD_resume_connection(connection)
+    }
 }

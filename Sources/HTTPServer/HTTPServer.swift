@@ -19,6 +19,8 @@ public final class HTTPServer {
     private let handler: (HTTPRequest) -> HTTPAnswer
     private let defaultHeaders: [(name: String, value: String)]
     private var streams: [ObjectIdentifier: HTTPStream] = [:]
+    /// Answers not given yet, their connections asleep.
+    private var laters: [ObjectIdentifier: HTTPLater] = [:]
 
     /// Serves on `address`:`port` (numeric, IPv4 or IPv6; port 0 picks
     /// one), with TLS when `tls` gives the certificate and key as PEM text;
@@ -72,6 +74,7 @@ public final class HTTPServer {
     public func stop() {
         guard let daemon else { return }
         for stream in streams.values { stream.wakeToEnd() }
+        for later in laters.values { later.answer(.text(503, "kioskd-web is stopping")) }
         _ = MHD_run(daemon)
         MHD_stop_daemon(daemon)
         self.daemon = nil
@@ -81,7 +84,9 @@ public final class HTTPServer {
 
     /// One request's state between libmicrohttpd's calls.
     final class Exchange {
-        let receiver: HTTPFormReceiver
+        /// A form's receiver; nil for an answer that comes later.
+        let receiver: HTTPFormReceiver?
+        var later: HTTPLater?
         var postProcessor: OpaquePointer?
         var failed = false
         var finished = false
@@ -92,13 +97,13 @@ public final class HTTPServer {
         var partBytes = 0
         var fieldValue: [UInt8] = []
 
-        init(receiver: HTTPFormReceiver) { self.receiver = receiver }
+        init(receiver: HTTPFormReceiver?) { self.receiver = receiver }
 
         /// A field whose bytes are all here goes to the receiver.
         func endPart() -> Bool {
             defer { partKey = nil; fieldValue = [] }
             guard let partKey, !partIsFile else { return true }
-            return receiver.field(partKey, fieldValue)
+            return receiver?.field(partKey, fieldValue) ?? false
         }
     }
 
@@ -118,10 +123,38 @@ public final class HTTPServer {
             }
             exchange.pointee = context.toOpaque()
             return kd_mhd_yes
+        case .later(let later):
+            let state = Exchange(receiver: nil)
+            state.later = later
+            later.connection = connection
+            later.owner = self
+            exchange.pointee = Unmanaged.passRetained(state).toOpaque()
+            return awaitAnswer(state, on: connection)
         }
     }
 
+    /// The later answer if it came (then sent), else the connection sleeps
+    /// until it comes: libmicrohttpd calls again once it is woken.
+    private func awaitAnswer(_ state: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        guard let later = state.later else { return kd_mhd_no }
+        guard let response = later.response else {
+            laters[ObjectIdentifier(later)] = later
+            later.suspended = true
+            MHD_suspend_connection(connection)
+            return kd_mhd_yes
+        }
+        guard !state.finished else { return kd_mhd_yes }
+        state.finished = true
+        laters[ObjectIdentifier(later)] = nil
+        return queue(response, on: connection)
+    }
+
     fileprivate func body(_ state: Exchange, _ connection: OpaquePointer, data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>) -> MHD_Result {
+        if state.later != nil {
+            // A body sent with a request answered later is not read.
+            size.pointee = 0
+            return awaitAnswer(state, on: connection)
+        }
         if size.pointee > 0 {
             if !state.failed, MHD_post_process(state.postProcessor, data, size.pointee) != kd_mhd_yes { state.failed = true }
             size.pointee = 0
@@ -137,7 +170,8 @@ public final class HTTPServer {
         }
         if !state.failed, !state.endPart() { state.failed = true }
         state.finished = true
-        return queue(state.receiver.finish(complete: !state.failed), on: connection)
+        guard let receiver = state.receiver else { return kd_mhd_no }
+        return queue(receiver.finish(complete: !state.failed), on: connection)
     }
 
     fileprivate func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -224,7 +258,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { _, _, exchange, _
     exchange.pointee = nil
     let taken = Unmanaged<HTTPServer.Exchange>.fromOpaque(state).takeRetainedValue()
     if let postProcessor = taken.postProcessor { _ = MHD_destroy_post_processor(postProcessor) }
-    if !taken.finished { taken.receiver.abandon() }
+    if !taken.finished { taken.receiver?.abandon() }
 }
 
 private let formIterator: MHD_PostDataIterator = { context, _, key, fileName, _, _, data, offset, size in
@@ -240,12 +274,12 @@ private let formIterator: MHD_PostDataIterator = { context, _, key, fileName, _,
         state.partFileName = sentName
         state.partIsFile = isFile
         state.partBytes = 0
-        if let sentName, !state.receiver.fileBegins(field: name, fileName: sentName) { return kd_mhd_no }
+        if let sentName, state.receiver?.fileBegins(field: name, fileName: sentName) != true { return kd_mhd_no }
     }
     guard size > 0, let data else { return kd_mhd_yes }
     state.partBytes += size
     if isFile {
-        return state.receiver.fileData(UnsafeRawBufferPointer(start: data, count: size)) ? kd_mhd_yes : kd_mhd_no
+        return state.receiver?.fileData(UnsafeRawBufferPointer(start: data, count: size)) == true ? kd_mhd_yes : kd_mhd_no
     }
     guard state.fieldValue.count + size <= HTTPServer.fieldLimit else { return kd_mhd_no }
     state.fieldValue += UnsafeRawBufferPointer(start: data, count: size)

@@ -1,4 +1,5 @@
 import HTTPServer
+import Glibc
 import JSONDocument
 import KioskCore
 import PasswordHashing
@@ -54,6 +55,7 @@ public final class WebApp {
     private let log: (String) -> Void
     private let now: () -> Double
     private let events: EventRelay
+    private let thumbnails: ThumbnailFetcher
     private var sessions = WebSessions()
     private var throttle = LoginThrottle()
     /// The live screen's last picture and when it was fetched.
@@ -62,11 +64,13 @@ public final class WebApp {
     /// The live screen is asked of kioskd at most this often, however many pages show it.
     static let screenGap = 2.0
 
-    init(configuration: Configuration, page: PageFiles, events: EventRelay, log: @escaping (String) -> Void, now: @escaping () -> Double = MonotonicClock.now) {
+    init(configuration: Configuration, page: PageFiles, events: EventRelay, thumbnails: ThumbnailFetcher, log: @escaping (String) -> Void,
+         now: @escaping () -> Double = MonotonicClock.now) {
         self.configuration = configuration
         self.page = page
         self.kiosk = KioskLink(socket: configuration.controlSocket)
         self.events = events
+        self.thumbnails = thumbnails
         self.log = log
         self.now = now
     }
@@ -116,7 +120,10 @@ public final class WebApp {
         case ("GET", "/api/pictures"):
             return .respond(pictures(from: request.query("from").flatMap { Int($0) } ?? 0))
         case ("GET", "/api/thumbnail"):
-            return .respond(thumbnail(index: request.query("index").flatMap { Int($0) }, file: request.query("file") ?? ""))
+            guard let index = request.query("index").flatMap({ Int($0) }), index >= 0, let name = request.query("name") else {
+                return .respond(Self.json(400, [("ok", .bool(false)), ("error", .string("a thumbnail is asked by index (0 or more) and name, as /api/pictures gives them"))]))
+            }
+            return .later(thumbnails.fetch(index: index, name: name, cached: request.query("v") != nil))
         case ("POST", "/api/delete"):
             return .receiveForm(FormFields { [self] fields in delete(index: fields["index"].flatMap { Int($0) }, name: fields["name"] ?? "") })
         case ("GET", "/api/settings"):
@@ -200,6 +207,15 @@ public final class WebApp {
         guard case .everywhere = request.command.reach else {
             return Self.json(400, [("ok", .bool(false)), ("error", .string("\(request.name) is not offered on the page"))])
         }
+        switch request {
+        case .set(let setting, _), .unset(let setting):
+            if let descriptor = KioskSettings.table[setting], descriptor.takesSet, !descriptor.pageMayChange {
+                return Self.json(403, [("ok", .bool(false)), ("error", .string(
+                    "\(setting) names a file, a folder, a server or an account: change it in the config file (or with kioskctl), not from the page"))])
+            }
+        default:
+            break
+        }
         return kioskReply(kiosk.ask(request.line))
     }
 
@@ -242,10 +258,24 @@ public final class WebApp {
         let ownLibrary = ownLibraryIndex()
         let items: [JSONValue] = (page["pictures"]?.array ?? []).map { value in
             guard var item = value.object else { return value }
-            item.append("deletable", .bool(ownLibrary != nil && item["library"]?.int == ownLibrary))
+            let own = ownLibrary != nil && item["library"]?.int == ownLibrary
+            item.append("deletable", .bool(own))
+            item.append("version", own ? version(of: item["name"]?.string ?? "").map(JSONValue.string) ?? .null : .null)
             return .object(item)
         }
         return Self.json(200, [("ok", .bool(true)), ("count", page["count"] ?? .int(0)), ("from", .int(from)), ("pictures", .array(items))])
+    }
+
+    /// A picture folder's file's version, for its thumbnail's address
+    /// (`1732860000.123456789-5242880`: when it was last written, and its
+    /// size): a file deleted and uploaded again under its name is another
+    /// address, so the browser never shows the old thumbnail for it. Nil
+    /// for a name that cannot be in the folder, or a file not there.
+    private func version(of name: String) -> String? {
+        guard let folder = configuration.pictureFolder, case .success = FolderPicturePath.parts(of: name) else { return nil }
+        var info = stat()
+        guard stat(folder + "/" + name, &info) == 0 else { return nil }
+        return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_size)"
     }
 
     /// Where this page's picture folder is in `status`'s `libraries`; nil
@@ -254,24 +284,6 @@ public final class WebApp {
         guard let folder = configuration.pictureFolder, let libraries = kioskObject(ControlRequest.status.line)?["libraries"]?.array else { return nil }
         func trimmed(_ path: String) -> Substring { var path = Substring(path); while path.count > 1, path.last == "/" { path = path.dropLast() }; return path }
         return libraries.firstIndex { $0.object?["kind"]?.string == "folder" && $0.object?["source"]?.string.map(trimmed) == trimmed(folder) }
-    }
-
-    /// A playlist item's thumbnail, if the item is still `file`: a list a
-    /// moment old never shows another picture under a name. Kept by the
-    /// browser a day (the name and index are in its address).
-    private func thumbnail(index: Int?, file: String) -> HTTPResponse {
-        guard let index, index >= 0 else { return Self.json(400, [("ok", .bool(false)), ("error", .string("index is a playlist item, 0 or more"))]) }
-        switch kiosk.thumbnail(index) {
-        case .success(let (reply, jpeg)):
-            guard Self.object(reply)?["file"]?.string == file else {
-                return Self.json(409, [("ok", .bool(false)), ("error", .string("the show changed: picture \(index) is no longer \(file); reload the list"))])
-            }
-            return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "private, max-age=86400")], body: .bytes(jpeg))
-        case .failure(let error):
-            let refused = error.description.hasPrefix(#"{"ok":false"#)
-            let message = refused ? (Self.object(Array(error.description.utf8))?["error"]?.string ?? error.description) : error.description
-            return Self.json(refused ? 404 : 503, [("ok", .bool(false)), ("error", .string(message))])
-        }
     }
 
     /// Deletes playlist item `index`, named `name` in the picture folder
@@ -286,17 +298,18 @@ public final class WebApp {
         guard let page = kioskObject(ControlRequest.pictures(from: index, count: 1).line), page["ok"]?.bool == true else {
             return Self.json(503, [("ok", .bool(false)), ("error", .string("kioskd does not answer"))])
         }
-        guard let item = page["pictures"]?.array?.first?.object, item["name"]?.string == name else {
+        // The same bytes, not only the same characters (two spellings of é are two files).
+        guard let item = page["pictures"]?.array?.first?.object, let listed = item["name"]?.string, Array(listed.utf8) == Array(name.utf8) else {
             return Self.json(409, [("ok", .bool(false)), ("error", .string("the show changed: picture \(index) is no longer \(name); reload the list"))])
         }
         guard item["kind"]?.string == "folder", let own = ownLibraryIndex(), item["library"]?.int == own else {
             return Self.json(403, [("ok", .bool(false)), ("error", .string("\(name) comes from \(item["kind"]?.string ?? "no library") (kioskd's cache of it): the page deletes only the picture folder's pictures"))])
         }
-        if case .failure(let failure) = PictureRemover.remove(name, from: folder) {
-            log("refused to delete \(name): \(failure)")
+        if case .failure(let failure) = PictureRemover.remove(listed, from: folder) {
+            log("refused to delete \(listed): \(failure)")
             return Self.json(failure.status, [("ok", .bool(false)), ("error", .string(failure.description))])
         }
-        var deleted = [name]
+        var deleted = [listed]
         if let movie = item["movie"]?.string, case .success = PictureRemover.remove(movie, from: folder) { deleted.append(movie) }
         log("deleted \(deleted.joined(separator: " and ")) from the picture folder")
         return Self.json(200, [("ok", .bool(true)), ("deleted", .array(deleted.map(JSONValue.string)))])
@@ -313,6 +326,8 @@ public final class WebApp {
         }
         let settings: [JSONValue] = listed.compactMap { value in
             guard var setting = value.object, let name = setting["name"]?.string, let descriptor = KioskSettings.table[name] else { return nil }
+            // What the page may change: set takes it, and it names no file, server or account.
+            setting = JSONObject(setting.fields.map { $0.key == "settable" ? ($0.key, .bool(descriptor.pageMayChange)) : $0 })
             setting.append("help", .string(descriptor.help))
             setting.append("takes", .string(descriptor.flagIsSwitch ? "true or false" : descriptor.valueName))
             setting.append("default", .string(descriptor.shownDefault))

@@ -76,11 +76,13 @@ public enum WebService {
         do {
             let loop = try EventLoop()
             let events = EventRelay(socket: socket, loop: loop, log: log)
+            let thumbnails = try ThumbnailFetcher(socket: socket, loop: loop, log: log)
+            defer { thumbnails.stop() }
             let app = WebApp(
                 configuration: .init(
                     passwordHash: passwordHash, secureCookies: tls != nil, controlSocket: socket, pictureFolder: settings.images,
                     uploadMax: web.uploadMax, uploadCount: web.uploadCount),
-                page: page, events: events, log: log)
+                page: page, events: events, thumbnails: thumbnails, log: log)
             let server = try HTTPServer(address: listen.host, port: listen.port, tls: tls, defaultHeaders: WebApp.safetyHeaders, handler: app.handle)
             let signals = try DaemonSignals()
             var stopping: Int32?

@@ -132,7 +132,7 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         let reply = object(try control.request("thumbnail 3"))
         let count = try #require(reply["jpeg_bytes"] as? Int, "\(reply)")
         let jpeg = try control.read(count: count)
-        #expect(reply["index"] as? Int == 3 && reply["file"] as? String == names[3])
+        #expect(reply["index"] as? Int == 3 && reply["file"] as? String == names[3] && reply["name"] as? String == names[3], "\(reply)")
         let loader = PictureLoader(background: .black)
         let expected = try loader.load(demoImages + "/" + names[3], fittedTo: PictureListing.thumbnailSize)
         let shown = try loader.load(bytes: jpeg, path: "thumbnail", fittedTo: expected.size)
@@ -153,6 +153,25 @@ private func atRest(_ connection: ControlConnection) throws -> [String: Any] {
         let saved = try kioskctl(["thumbnail", "0", out, "--socket", daemon.socket])
         #expect(saved.status == 0 && saved.stdout.hasPrefix("saved \(out): "), "\(saved)")
         #expect(try readWholeFile(out, limit: 1 << 20).starts(with: [0xFF, 0xD8]))
+    }
+
+    /// A thumbnail that cannot be made (a photo cut short, far from the
+    /// centre so the show has not dropped it yet) is a clear refusal, and
+    /// the connection and the daemon go on.
+    @Test func aThumbnailOfABrokenPhotoIsRefusedAndTheDaemonGoesOn() throws {
+        let folder = try PictureFolderFixture()
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: demoImages + "/01.jpg")))
+        for n in 0..<12 { try folder.write(String(format: "%02d.jpg", n), photo) }
+        try folder.write("06-cut.jpg", Array(photo.prefix(photo.count / 3)))
+        let daemon = try daemon(["--images", folder.path, "--interval", "600"])
+        defer { _ = daemon.stop() }
+        let control = try patientControl(daemon.socket)
+        let listed = try ask(control, "pictures")
+        let index = try #require((listed["pictures"] as? [[String: Any]])?.first { $0["name"] as? String == "06-cut.jpg" }?["index"] as? Int, "\(listed)")
+        #expect((5...8).contains(index), "in the middle, far from the centre's neighbours: \(index)")
+        let refused = try ask(control, "thumbnail \(index)")
+        #expect(refused["ok"] as? Bool == false && (refused["error"] as? String)?.hasPrefix("thumbnail: ") == true, "\(refused)")
+        #expect(try ask(control, "status")["ok"] as? Bool == true, "the connection and the daemon go on")
     }
 
     @Test func watchersHearPicturesPausesAndResumesInOrder() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ImageCodecs
 @testable import KioskWeb
 import KioskRendering
@@ -376,14 +377,17 @@ extension WebPageTests {
         #expect(items.map { $0["name"] as? String } == ["01.jpg", "02.jpg", "03.jpg"])
         #expect(items.allSatisfy { $0["deletable"] as? Bool == true && $0["kind"] as? String == "folder" }, "\(items)")
 
-        let thumbnail = try kiosk.web.request("GET", "/api/thumbnail?index=1&file=02.jpg", headers: [("Cookie", session)])
+        let version = try #require(items[1]["version"] as? String, "a folder's picture has its version: \(items[1])")
+        let thumbnail = try kiosk.web.request("GET", "/api/thumbnail?index=1&name=02.jpg&v=\(version)", headers: [("Cookie", session)])
         #expect(thumbnail.status == 200 && thumbnail.header("Content-Type") == "image/jpeg", "\(thumbnail)")
         #expect(thumbnail.header("Cache-Control") == "private, max-age=86400", "kept by the browser, not no-store: \(thumbnail)")
+        let unversioned = try kiosk.web.request("GET", "/api/thumbnail?index=1&name=02.jpg", headers: [("Cookie", session)])
+        #expect(unversioned.status == 200 && unversioned.header("Cache-Control") == "private, no-cache", "\(unversioned)")
         let picture = try JPEGCodec.header(of: thumbnail.body, path: "thumbnail", options: DecodeOptions(background: RGBColor(hex: "000000")!))
         #expect(max(picture.storedSize.width, picture.storedSize.height) == PictureListing.thumbnailSize.width)
-        let stale = try kiosk.web.request("GET", "/api/thumbnail?index=1&file=03.jpg", headers: [("Cookie", session)])
+        let stale = try kiosk.web.request("GET", "/api/thumbnail?index=1&name=03.jpg", headers: [("Cookie", session)])
         #expect(stale.status == 409, "item 1 is not 03.jpg: never another picture under a name: \(stale)")
-        #expect(try kiosk.web.request("GET", "/api/thumbnail?index=1&file=02.jpg").status == 401)
+        #expect(try kiosk.web.request("GET", "/api/thumbnail?index=1&name=02.jpg").status == 401)
 
         let noToken = try kiosk.web.request("POST", "/api/delete", headers: [("Cookie", session)], form: ["index": "1", "name": "02.jpg"])
         #expect(noToken.status == 403, "\(noToken)")
@@ -427,6 +431,33 @@ extension WebPageTests {
         #expect(FileManager.default.fileExists(atPath: folder.path + "/outside/keep.jpg"))
     }
 
+    /// A thumbnail kioskd is slow to make holds up no other request: with
+    /// kioskd stopped (SIGSTOP) a thumbnail waits out its 10 s, and the
+    /// page's other answers come meanwhile.
+    @Test func aSlowThumbnailHoldsUpNothingElse() throws {
+        let kiosk = try Kiosk()
+        let (session, _) = try kiosk.logIn()
+        let pid = kiosk.kioskd.process.processIdentifier
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let port = kiosk.web.port
+        let done = Mutex<RawHTTPAnswer?>(nil)
+        let asking = Thread {
+            let answer = try? RawHTTPAnswer.ask(port: port, method: "GET", path: "/api/thumbnail?index=0&name=01.jpg", headers: [("Cookie", session)])
+            done.withLock { $0 = answer }
+        }
+        asking.start()
+        usleep(300_000)
+        let login = try kiosk.web.request("GET", "/login")
+        let css = try kiosk.web.request("GET", "/kiosk.css")
+        #expect(login.status == 200 && css.status == 200)
+        #expect(done.withLock { $0 } == nil, "answered while the thumbnail still waits for kioskd")
+        kill(pid, SIGCONT)
+        #expect(eventually(within: 30) { done.withLock { $0 } != nil }, "the thumbnail is answered in the end")
+        let thumbnail = done.withLock { $0 }
+        #expect(thumbnail?.status == 503 || thumbnail?.status == 200, "\(String(describing: thumbnail))")
+    }
+
     /// A server's pictures are listed from kioskd's cache and marked, and
     /// never deleted, even by a form made by hand.
     @Test func aServersPicturesAreListedAsSuchAndNeverDeleted() throws {
@@ -455,7 +486,7 @@ extension WebPageTests {
         #expect(refused.status == 403 && (refused.json["error"] as? String)?.contains("comes from immich") == true, "\(refused)")
         #expect(try kiosk.status(session)["count"] as? Int == 6)
         let thumbnail = try kiosk.web.request(
-            "GET", "/api/thumbnail?index=\(first["index"] as? Int ?? -1)&file=\(first["file"] as? String ?? "")", headers: [("Cookie", session)])
+            "GET", "/api/thumbnail?index=\(first["index"] as? Int ?? -1)&name=\(first["name"] as? String ?? "")", headers: [("Cookie", session)])
         #expect(thumbnail.status == 200 && thumbnail.header("Content-Type") == "image/jpeg", "a cached picture has its thumbnail too: \(thumbnail)")
         #expect(server.problems == [])
     }
@@ -484,6 +515,12 @@ extension WebPageTests {
         #expect(setting("interval", in: after)["value"] as? String == "45" && setting("interval", in: after)["set"] as? Bool == true)
         let refused = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": "set socket /tmp/x"])
         #expect(refused.status == 400 && (refused.json["error"] as? String)?.contains("write it in the config file") == true, "\(refused)")
+        // set takes these from kioskctl; from the page they could send a credential kioskd can read to someone's server.
+        #expect(setting("images", in: settings)["settable"] as? Bool == false && setting("webdav.password_file", in: settings)["settable"] as? Bool == false)
+        for line in ["set webdav.url https://attacker.example/dav/", "set webdav.password_file /etc/kioskd/mqtt-password", "set images /etc", "unset images"] {
+            let forbidden = try kiosk.web.request("POST", "/api/command", headers: [("Cookie", session), ("X-CSRF-Token", csrf)], form: ["line": line])
+            #expect(forbidden.status == 403 && (forbidden.json["error"] as? String)?.contains("not from the page") == true, "\(line): \(forbidden)")
+        }
     }
 
     @Test func theLiveScreenIsKioskdsSmallJPEGAskedAtMostOnceEveryTwoSeconds() throws {

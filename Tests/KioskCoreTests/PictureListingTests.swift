@@ -37,8 +37,12 @@ import Testing
         let playlist = Playlist((0..<250).map { "/srv/photos/\(String(repeating: "x", count: 400))-\($0).jpg" })
         let first = PictureListing.page(of: playlist, libraries: [Self.folder], from: 0, count: PictureListing.maximumCount)
         let shown = try #require(first["pictures"]?.array)
-        #expect(shown.count < 250 && shown.count >= PictureListing.maximumBytes / 420, "long names end a page early: \(shown.count)")
+        #expect(shown.count < 250 && shown.count >= PictureListing.maximumBytes / 1000, "long names end a page early: \(shown.count)")
         #expect(first.line.count < ControlSession.unsentLimit)
+        // Names of quotes and control characters take up to six times their bytes as written.
+        let hostile = Playlist((0..<200).map { "/srv/photos/" + String(repeating: "\"\u{1}", count: 1000) + "-\($0).jpg" })
+        let written = PictureListing.page(of: hostile, libraries: [Self.folder], from: 0, count: PictureListing.maximumCount).line.count
+        #expect(written < ControlSession.unsentLimit, "\(written) bytes in one reply")
         let next = PictureListing.page(of: playlist, libraries: [Self.folder], from: shown.count, count: PictureListing.maximumCount)
         #expect(next["pictures"]?.array?.first?.object?["index"] == .int(shown.count), "the next page starts where the last ended")
         let past = PictureListing.page(of: playlist, libraries: [Self.folder], from: 250, count: 10)
@@ -58,6 +62,7 @@ import Testing
         }
         do {
             _ = try ControlRequest(parsing: "pictures 0 999")
+            Issue.record("pictures 0 999 was taken")
         } catch {
             #expect(error.message.contains("1 to \(PictureListing.maximumCount)"), "\(error)")
         }
@@ -104,7 +109,9 @@ import Testing
     @Test func aNameToDeleteStaysInsideThePictureFolder() throws {
         #expect(try FolderPicturePath.parts(of: "2024/beach.jpg").get() == ["2024", "beach.jpg"])
         #expect(try FolderPicturePath.parts(of: "IMG 0001 (2).JPG").get() == ["IMG 0001 (2).JPG"])
-        for bad in ["", "/etc/passwd", "../kiosk.toml", "2024/../../x.jpg", "./a.jpg", ".hidden.jpg", "a//b.jpg", "a/", "a\nb.jpg",
+        // A / followed by a combining mark is one character to Swift, a separator to the kernel.
+        #expect(try FolderPicturePath.parts(of: "album/\u{301}keep.jpg").get() == ["album", "\u{301}keep.jpg"])
+        for bad in [".\u{301}hidden.jpg", "a/.\u{301}b.jpg", "a/\u{301}/../x.jpg", "", "/etc/passwd", "../kiosk.toml", "2024/../../x.jpg", "./a.jpg", ".hidden.jpg", "a//b.jpg", "a/", "a\nb.jpg",
                     String(repeating: "a", count: 256) + ".jpg"] {
             guard case .failure = FolderPicturePath.parts(of: bad) else {
                 Issue.record("\(bad.debugDescription) was taken")

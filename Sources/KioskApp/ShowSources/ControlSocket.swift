@@ -77,8 +77,10 @@ final class ControlClients {
         var session: ControlSession
         var registration: Registration?
         var deadline: Deadline?
-        /// The centred item when its screenshot was taken.
+        /// The centred item when its screenshot was taken, or the thumbnail's item.
         var screenshotIndex: Int?
+        /// The file a thumbnail was made of: its reply names this, even if the playlist moved on meanwhile.
+        var thumbnailPath: String?
 
         init(id: UInt64, socket: consuming FileDescriptor, now: Double) {
             self.id = id
@@ -260,6 +262,7 @@ final class ControlClients {
             let playlist = controller.snapshot.playlist
             if let picture = controller.pictureToDecode(item) {
                 client.screenshotIndex = item
+                client.thumbnailPath = picture.path
                 encoder.thumbnail(of: picture.path, loader: picture.loader, for: client.id)
                 failure = nil
             } else {
@@ -268,6 +271,7 @@ final class ControlClients {
             }
         } else if let shown = controller.frameOnScreen() {
             client.screenshotIndex = shown.centredItem
+            client.thumbnailPath = nil
             encoder.encode(shown.recipe, as: client.session.pictureAsked == .screenshot(.jpeg) ? .picture : .png, for: client.id)
             failure = nil
         } else {
@@ -275,6 +279,14 @@ final class ControlClients {
         }
         guard let failure else { return false }
         return answer(client) { $0.failPicture(failure, at: now, respond: $1) }
+    }
+
+    /// `index` and `file` of the picture made; a thumbnail's `name` within
+    /// its library too, of the file decoded (the playlist may have moved on).
+    private func pictureNamed(_ client: Client) -> JSONObject {
+        guard let path = client.thumbnailPath, let index = client.screenshotIndex else { return commands.picture(client.screenshotIndex) }
+        return ["index": .int(index), "file": .string(Playlist.fileName(of: path)),
+                "name": .string(PictureListing.place(of: path, in: controller.libraries).name)]
     }
 
     private func screenshotsFinished() {
@@ -287,10 +299,12 @@ final class ControlClients {
                 let reply = ControlReply.success([
                     (client.session.pictureAsked == .screenshot(.png) ? "png_bytes" : "jpeg_bytes"): .int(png.count),
                     "width": .int(finished.size.width), "height": .int(finished.size.height),
-                ] as JSONObject + commands.picture(client.screenshotIndex))
+                ] as JSONObject + pictureNamed(client))
                 again = answer(client) { $0.deliverPicture(reply, bytes: png, at: now, respond: $1) }
             case .failure(let error):
-                again = answer(client) { $0.failPicture("\(client.session.pictureAsked.name): \(error)", at: now, respond: $1) }
+                // Worded before the session is handed over: it is not read while it is changed.
+                let failure = "\(client.session.pictureAsked.name): \(error)"
+                again = answer(client) { $0.failPicture(failure, at: now, respond: $1) }
             }
             if again { takeScreenshot(for: client) }
             settle(client)

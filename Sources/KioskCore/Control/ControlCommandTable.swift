@@ -136,7 +136,7 @@ extension ControlRequest {
             "thumbnail", usage: ["thumbnail <index>"], arguments: [.init("index", "The playlist item (0 is the first).")],
             summary: "A playlist item's picture, small, as a JPEG (the web page's list of pictures).",
             help: "the picture of playlist item `index`, decoded again on the screenshots' thread (never on the show's loop) to fit \(PictureListing.thumbnailSize.width)x\(PictureListing.thumbnailSize.height), upright, as a JPEG of quality \(PictureListing.thumbnailQuality): the reply line, then exactly `jpeg_bytes` bytes. A clip gives its first frame",
-            reply: "`jpeg_bytes`, `width`, `height`, `index`, `file`",
+            reply: "`jpeg_bytes`, `width`, `height`, `index`, `file`, `name` (as `pictures` names it): the file decoded, even if the playlist changed meanwhile",
             reach: .socketOnly(overMQTT: { _ in "no thumbnail is published: ask the control socket" })
         ) { (arguments) throws(ControlRequestError) in
             guard arguments.count <= 9, !arguments.isEmpty, arguments.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(arguments) else {

@@ -3,18 +3,27 @@
 /// pictures as such and offer to delete only the picture folder's.
 ///
 /// A page holds at most `count` items, and fewer when their names pass
-/// ``maximumBytes``: one reply line stays well under the control socket's
-/// ``ControlSession/unsentLimit`` even for paths of 4,096 bytes. The next
+/// ``maximumBytes`` as written: one reply line stays under the control
+/// socket's ``ControlSession/unsentLimit`` (256 KiB) even for an item of
+/// 4,096 bytes of quotes (about 50 KiB written). The next
 /// page starts at `from` plus the items given.
 public enum PictureListing {
     public static let defaultCount = 100
     public static let maximumCount = 500
-    /// The most bytes of names one page carries.
+    /// The most bytes of items one page carries, as written (the last may pass it).
     public static let maximumBytes = 64 * 1024
     /// The box `thumbnail` fits a picture into: twice a list's 160 CSS
     /// pixels, sharp on a phone's screen.
     public static let thumbnailSize = PixelSize(width: 320, height: 320)
     public static let thumbnailQuality = 75
+
+    /// The library `path` is in (its place in `libraries`), and its name
+    /// within it (`2024/beach.jpg`); outside them all, its file's name.
+    /// Compared as bytes, as the kernel names files.
+    public static func place(of path: String, in libraries: [LibraryStatus]) -> (library: Int?, name: String) {
+        guard let library = libraries.firstIndex(where: { path.utf8.starts(with: $0.scope.utf8) }) else { return (nil, Playlist.fileName(of: path)) }
+        return (library, String(decoding: path.utf8.dropFirst(libraries[library].scope.utf8.count), as: UTF8.self))
+    }
 
     /// The reply's fields (after `"ok":true`) for items `from..<from+count`
     /// of `playlist`, whose libraries are `libraries` (`status`'s, in order).
@@ -24,18 +33,16 @@ public enum PictureListing {
         var item = from
         while item < playlist.count, items.count < count, bytes < maximumBytes {
             let path = playlist[item]
-            let library = libraries.firstIndex { path.hasPrefix($0.scope) }
-            let movie = playlist.companion(of: path)
-            func name(_ path: String) -> String {
-                library.map { String(path.dropFirst(libraries[$0].scope.count)) } ?? Playlist.fileName(of: path)
-            }
-            let shown = name(path)
-            bytes += shown.utf8.count + (movie?.utf8.count ?? 0)
-            items.append(.object([
-                "index": .int(item), "file": .string(Playlist.fileName(of: path)), "name": .string(shown),
-                "library": library.map(JSONValue.int) ?? .null, "kind": library.map { .string(libraries[$0].kind.rawValue) } ?? .null,
-                "movie": movie.map { .string(name($0)) } ?? .null,
-            ]))
+            let (library, name) = place(of: path, in: libraries)
+            let movie = playlist.companion(of: path).map { place(of: $0, in: libraries).name }
+            let listed = JSONObject([
+                ("index", .int(item)), ("file", .string(Playlist.fileName(of: path))), ("name", .string(name)),
+                ("library", library.map(JSONValue.int) ?? .null), ("kind", library.map { .string(libraries[$0].kind.rawValue) } ?? .null),
+                ("movie", movie.map(JSONValue.string) ?? .null),
+            ])
+            // As written: a name of quotes or control characters takes up to six times its bytes.
+            bytes += listed.line.count
+            items.append(.object(listed))
             item += 1
         }
         return ["count": .int(playlist.count), "from": .int(from), "pictures": .array(items)]

@@ -158,4 +158,12 @@ public struct SettingDescriptor: Sendable {
     /// could keep the show from starting with nothing left to set it right),
     /// and so does `state_dir`, where the overrides are kept.
     public var takesSet: Bool { (reload == .live || reload == .newFolder) && SettingOverrides.refusal(for: key) == nil }
+
+    /// Whether the web page may change it: a setting `set` takes that names
+    /// no file, folder, server or account. `images`, `webdav.url` or a
+    /// `password_file` changed from the page would let whoever knows the
+    /// page's password point kioskd at a file it can read (a credential)
+    /// and a server of theirs to send it to; those stay with whoever may
+    /// edit the config or use the control socket.
+    public var pageMayChange: Bool { takesSet && !["path", "dir", "url", "user"].contains(valueName) }
 }

@@ -82,20 +82,22 @@ extension String {
 /// a file outside the folder by its spelling; the remover also refuses to
 /// follow a symbolic link on the way (``PictureRemover``).
 public enum FolderPicturePath {
-    /// The path's parts, or why it is refused.
+    /// The path's parts, or why it is refused. Split on the byte `/`, not
+    /// on characters: a `/` followed by a combining mark is one character
+    /// to Swift but a separator to the kernel.
     public static func parts(of path: String) -> Result<[String], FolderPicturePathError> {
-        guard !path.isEmpty, path.utf8.count <= 4096 else { return .failure(.init("a picture's name is 1 to 4,096 bytes")) }
-        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            return .failure(.init("a picture's name has no control characters"))
-        }
-        guard !path.hasPrefix("/") else { return .failure(.init("a picture is named within the picture folder, not from /")) }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= 4096 else { return .failure(.init("a picture's name is 1 to 4,096 bytes")) }
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return .failure(.init("a picture's name has no control characters")) }
+        guard bytes[0] != UInt8(ascii: "/") else { return .failure(.init("a picture is named within the picture folder, not from /")) }
+        let parts = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         for part in parts {
             guard !part.isEmpty else { return .failure(.init("\"\(path)\" has an empty part (//, or a / at the end)")) }
-            guard !part.hasPrefix(".") else { return .failure(.init("\"\(path)\" goes outside the picture folder or into a hidden file")) }
-            guard part.utf8.count <= 255 else { return .failure(.init("a part of \"\(path)\" is longer than a file name can be")) }
+            guard part.first != UInt8(ascii: ".") else { return .failure(.init("\"\(path)\" goes outside the picture folder or into a hidden file")) }
+            guard part.count <= 255 else { return .failure(.init("a part of \"\(path)\" is longer than a file name can be")) }
         }
-        return .success(parts)
+        // Each part of valid UTF-8 cut at an ASCII byte is valid UTF-8 again.
+        return .success(parts.map { String(decoding: $0, as: UTF8.self) })
     }
 }
 
