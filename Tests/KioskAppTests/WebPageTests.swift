@@ -486,7 +486,8 @@ extension WebPageTests {
         #expect(refused.status == 403 && (refused.json["error"] as? String)?.contains("comes from immich") == true, "\(refused)")
         #expect(try kiosk.status(session)["count"] as? Int == 6)
         let thumbnail = try kiosk.web.request(
-            "GET", "/api/thumbnail?index=\(first["index"] as? Int ?? -1)&name=\(first["name"] as? String ?? "")", headers: [("Cookie", session)])
+            "GET", "/api/thumbnail?index=\(first["index"] as? Int ?? -1)&name=\((first["name"] as? String ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
+            headers: [("Cookie", session)])
         #expect(thumbnail.status == 200 && thumbnail.header("Content-Type") == "image/jpeg", "a cached picture has its thumbnail too: \(thumbnail)")
         #expect(server.problems == [])
     }
