@@ -32,10 +32,8 @@ final class ThumbnailFetcher {
     private var registration: Registration?
     private var waiting: [Int: Waiting] = [:]
     private var serial = 0
-    private let log: (String) -> Void
 
-    init(socket: String, loop: EventLoop, log: @escaping (String) -> Void) throws(SystemCallError) {
-        self.log = log
+    init(socket: String, loop: EventLoop) throws(SystemCallError) {
         worker = try WorkerThread {
             let kiosk = KioskLink(socket: socket)
             return { job in

@@ -76,7 +76,7 @@ public enum WebService {
         do {
             let loop = try EventLoop()
             let events = EventRelay(socket: socket, loop: loop, log: log)
-            let thumbnails = try ThumbnailFetcher(socket: socket, loop: loop, log: log)
+            let thumbnails = try ThumbnailFetcher(socket: socket, loop: loop)
             defer { thumbnails.stop() }
             let app = WebApp(
                 configuration: .init(

@@ -259,13 +259,13 @@ final class ControlClients {
         if busy >= Self.maximumScreenshots {
             failure = "screenshot: \(busy) screenshots are being made or sent already; try again in a moment"
         } else if case .thumbnail(let item) = client.session.pictureAsked {
-            let playlist = controller.snapshot.playlist
             if let picture = controller.pictureToDecode(item) {
                 client.screenshotIndex = item
                 client.thumbnailPath = picture.path
                 encoder.thumbnail(of: picture.path, loader: picture.loader, for: client.id)
                 failure = nil
             } else {
+                let playlist = controller.snapshot.playlist
                 failure = playlist.isEmpty
                     ? "thumbnail: the playlist is empty" : "thumbnail: there is no picture \(item): the playlist has \(playlist.count), numbered 0 to \(playlist.count - 1)"
             }
